@@ -1,0 +1,250 @@
+"""The game log's lines (``EVENTS.md``) as typed objects, and their strict parsing.
+
+Parsing is pure (text in, objects out): the file reading and the append-only writing live in the app layer
+(:mod:`tablecam.gamelog`). One :class:`Event` type carries every observation kind so that vision, referee,
+replay and audit pass the same object around.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import RANK_VALUE, SUITS, is_card
+
+GAMES: tuple[str, ...] = ("snap", "slapjack", "speed", "spit", "cheat", "paijie")
+
+#: observation type -> fields it must carry (EVENTS.md "Observations")
+REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
+    "card": ("zone", "card"),
+    "facedown": ("zone", "count"),
+    "reveal": ("zone", "cards"),
+    "slap": ("zone", "player"),
+    "call": ("player", "word"),
+    "claim": ("player", "count", "rank"),
+    "take": ("zone", "player"),
+    "draw": ("player", "count"),
+    "stuck": ("player",),
+    "remove": ("zone", "card"),
+    "turn": ("player",),
+}
+OBSERVATION_TYPES: frozenset[str] = frozenset(REQUIRED_FIELDS)
+#: lines the referee itself writes; replay skips them and derives its own
+OUTPUT_TYPES: frozenset[str] = frozenset({"verdict", "anomaly"})
+
+CALL_WORDS: frozenset[str] = frozenset({"snap", "snap pot", "doubt"})
+CARD_SOURCES: frozenset[str] = frozenset({"side", "spit", "deal"})
+
+_ZONE_RE = re.compile(r"^(center|pot|left|right|pile:[^:\s]+|col:[^:\s]+:[1-5]|row:[SHDC])$")
+
+_KNOWN_FIELDS = frozenset(
+    {"t", "type", "zone", "card", "player", "count", "cards", "word", "rank", "source", "t_err", "conf",
+     "evidence"}
+)
+
+
+class LogFormatError(ValueError):
+    """A line that is not a valid EVENTS.md line; the message says which field and why."""
+
+
+def is_zone(text: object) -> bool:
+    """True for the EVENTS.md zone names (``center``, ``pile:B``, ``col:A:3``, ``row:H`` ...)."""
+    return isinstance(text, str) and _ZONE_RE.match(text) is not None
+
+
+@dataclass(slots=True)
+class GameHeader:
+    """The first line: which game, who sits where (clockwise), who dealt, which variants."""
+
+    game: str
+    players: tuple[str, ...]
+    dealer: str | None = None
+    variants: dict[str, Any] = field(default_factory=dict)
+    t: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"t": self.t, "type": "game", "game": self.game, "players": list(self.players)}
+        if self.dealer is not None:
+            d["dealer"] = self.dealer
+        d["variants"] = dict(self.variants)
+        d.update(self.extra)
+        return d
+
+    @property
+    def first_player_index(self) -> int:
+        """Index of the player on the dealer's left (next clockwise); the first listed without a dealer."""
+        if self.dealer is None or self.dealer not in self.players:
+            return 0
+        return (self.players.index(self.dealer) + 1) % len(self.players)
+
+
+@dataclass(slots=True)
+class Event:
+    """One observation line. Fields a type does not use stay None; unknown fields are kept in ``extra``."""
+
+    t: float
+    type: str
+    zone: str | None = None
+    card: str | None = None
+    player: str | None = None
+    count: int | None = None
+    cards: tuple[str, ...] | None = None
+    word: str | None = None
+    rank: str | None = None
+    source: str | None = None
+    t_err: float = 0.0
+    conf: float | None = None
+    evidence: Any = None
+    extra: dict[str, Any] | None = None
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The EVENTS.md object (no ``None`` fields), ready for ``json.dumps``."""
+        d: dict[str, Any] = {"t": self.t, "type": self.type}
+        for name in ("zone", "card", "player", "count", "word", "rank", "source", "conf", "evidence"):
+            v = getattr(self, name)
+            if v is not None:
+                d[name] = v
+        if self.cards is not None:
+            d["cards"] = list(self.cards)
+        if self.t_err:
+            d["t_err"] = self.t_err
+        if self.extra:
+            d.update(self.extra)
+        return d
+
+
+def _need(obj: dict[str, Any], name: str, kind: str) -> Any:
+    if name not in obj or obj[name] is None:
+        raise LogFormatError(f"{kind} line needs field '{name}'")
+    return obj[name]
+
+
+def _time(obj: dict[str, Any]) -> float:
+    t = obj.get("t")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+        raise LogFormatError(f"field 't' must be a finite number of seconds, got {t!r}")
+    return float(t)
+
+
+def parse_header(obj: dict[str, Any]) -> GameHeader:
+    """Check and build the ``game`` line. Unknown games are refused here with the list of valid ones."""
+    t = _time(obj) if "t" in obj else 0.0
+    game = obj.get("game")
+    if game not in GAMES:
+        raise LogFormatError(f"unknown game {game!r}; valid games: {', '.join(GAMES)}")
+    players = obj.get("players")
+    if (not isinstance(players, list) or len(players) < 2
+            or not all(isinstance(p, str) and p and not re.search(r"[\s:]", p) for p in players)):
+        raise LogFormatError("field 'players' must list at least two names (no spaces or ':'), clockwise")
+    if len(set(players)) != len(players):
+        raise LogFormatError(f"field 'players' repeats a name: {players}")
+    dealer = obj.get("dealer")
+    if dealer is not None and dealer not in players:
+        raise LogFormatError(f"dealer {dealer!r} is not one of the players {players}")
+    variants = obj.get("variants") or {}
+    if not isinstance(variants, dict):
+        raise LogFormatError("field 'variants' must be an object of variant names to values")
+    extra = {k: v for k, v in obj.items() if k not in ("t", "type", "game", "players", "dealer", "variants")}
+    return GameHeader(game=game, players=tuple(players), dealer=dealer, variants=dict(variants), t=t,
+                      extra=extra)
+
+
+def parse_event(obj: dict[str, Any], line: int | None = None) -> Event:
+    """Check one observation object against EVENTS.md and build an :class:`Event`.
+
+    Only the *form* is checked here (types, card notation, zone names). Whether the event can happen in
+    the game (a known player, a card not already seen) is the referee's business and becomes an anomaly.
+    """
+    kind = obj.get("type")
+    if kind not in REQUIRED_FIELDS:
+        raise LogFormatError(f"unknown line type {kind!r}")
+    t = _time(obj)
+    ev = Event(t=t, type=kind, line=line)
+    for name in REQUIRED_FIELDS[kind]:
+        _need(obj, name, kind)
+    if "zone" in obj and obj["zone"] is not None:
+        if not is_zone(obj["zone"]):
+            raise LogFormatError(f"unknown zone {obj['zone']!r}")
+        ev.zone = obj["zone"]
+    if "card" in obj and obj["card"] is not None:
+        if not is_card(obj["card"]):
+            raise LogFormatError(f"not a card: {obj['card']!r}")
+        ev.card = obj["card"]
+    if "player" in obj and obj["player"] is not None:
+        if not isinstance(obj["player"], str) or not obj["player"]:
+            raise LogFormatError(f"field 'player' must be a name, got {obj['player']!r}")
+        ev.player = obj["player"]
+    if "count" in obj and obj["count"] is not None:
+        c = obj["count"]
+        if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+            raise LogFormatError(f"field 'count' must be a whole number >= 0, got {c!r}")
+        ev.count = c
+    if "cards" in obj and obj["cards"] is not None:
+        cs = obj["cards"]
+        if not isinstance(cs, list) or not cs or not all(is_card(c) for c in cs):
+            raise LogFormatError(f"field 'cards' must be a non-empty list of cards, got {cs!r}")
+        ev.cards = tuple(cs)
+    if "word" in obj and obj["word"] is not None:
+        w = obj["word"]
+        if not isinstance(w, str) or w.strip().lower() not in CALL_WORDS:
+            raise LogFormatError(f"unknown call word {w!r}; known: {', '.join(sorted(CALL_WORDS))}")
+        ev.word = w.strip().lower()
+    if "rank" in obj and obj["rank"] is not None:
+        r = obj["rank"]
+        if r not in RANK_VALUE:
+            raise LogFormatError(f"not a rank: {r!r} (A 2-10 J Q K)")
+        ev.rank = r
+    if "source" in obj and obj["source"] is not None:
+        if obj["source"] not in CARD_SOURCES:
+            raise LogFormatError(f"unknown card source {obj['source']!r}; known: side, spit, deal")
+        ev.source = obj["source"]
+    if "t_err" in obj and obj["t_err"] is not None:
+        te = obj["t_err"]
+        if isinstance(te, bool) or not isinstance(te, int | float) or not math.isfinite(te) or te < 0:
+            raise LogFormatError(f"field 't_err' must be seconds >= 0, got {te!r}")
+        ev.t_err = float(te)
+    if "conf" in obj and obj["conf"] is not None:
+        cf = obj["conf"]
+        if isinstance(cf, bool) or not isinstance(cf, int | float) or not 0 <= cf <= 1:
+            raise LogFormatError(f"field 'conf' must be between 0 and 1, got {cf!r}")
+        ev.conf = float(cf)
+    ev.evidence = obj.get("evidence")
+    extra = {k: v for k, v in obj.items() if k not in _KNOWN_FIELDS}
+    if extra:
+        ev.extra = extra
+    return ev
+
+
+def parse_line(text: str, line: int | None = None) -> GameHeader | Event | None:
+    """Parse one log line. Returns None for blank lines and for the referee's own output lines
+    (``verdict``, ``anomaly``), which replay derives afresh. Raises :class:`LogFormatError`."""
+    if not text.strip():
+        return None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise LogFormatError(f"not JSON ({e.msg} at column {e.colno})") from None
+    if not isinstance(obj, dict):
+        raise LogFormatError("a log line must be a JSON object")
+    kind = obj.get("type")
+    if kind == "game":
+        return parse_header(obj)
+    if kind in OUTPUT_TYPES:
+        return None
+    return parse_event(obj, line)
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    """One compact JSON line (no newline), non-ASCII kept readable."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def suit_row(suit_letter: str) -> str:
+    """Zone name of a Pai Jie suit row."""
+    assert suit_letter in SUITS
+    return f"row:{suit_letter}"

@@ -1,0 +1,241 @@
+"""The referee interface every game implements, python-chess ``Board`` style.
+
+A referee *is* the game state. ``push(event)`` applies one observation in place and returns what it
+rules; the module functions :func:`step`, :func:`advance` and :func:`finish` are the pure OpenSpiel-style
+form ``step(state, event) -> (state, outputs)`` that never touches its input. Legality is separate from
+application: a game's ``apply`` raises :class:`~engine.verdicts.Impossible` *before* changing anything,
+so an event that cannot happen leaves the state exactly as it was and yields an ``anomaly``.
+
+Time comes only from the events (no clock): races are closed by :meth:`Referee.advance` when an event
+(or the caller, live) says the tie window has passed, and by :meth:`Referee.finish` at the end of a log.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
+
+from engine.events import Event, GameHeader
+from engine.verdicts import Anomaly, Impossible, Outcome, Output, Verdict
+
+
+class GameSetupError(ValueError):
+    """The ``game`` line asks for something this referee cannot do (unknown variant or value)."""
+
+
+#: settings every game has (RULES.md TM-2, TM-3): name -> (default, minimum, maximum)
+COMMON_SETTINGS: dict[str, tuple[float, float, float]] = {
+    "tie_window_ms": (20.0, 0.0, 1000.0),
+    "anticipation_ms": (100.0, 0.0, 1000.0),
+}
+
+_BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
+
+
+def _coerce(value: Any, allowed: tuple[Any, ...]) -> Any:
+    """Accept ``"true"`` for True where the allowed values are booleans (values typed on a command line)."""
+    if isinstance(value, str) and all(isinstance(a, bool) for a in allowed):
+        return _BOOL_WORDS.get(value.strip().lower(), value)
+    return value
+
+
+def describe_variants(game: str, variants: dict[str, tuple[Any, ...]]) -> str:
+    """``name (a|b)`` list used in every refusal so the user sees what is valid."""
+    parts = [f"{k} ({'|'.join(_fmt(v) for v in vals)}; default {_fmt(vals[0])})" for k, vals in variants.items()]
+    parts += [f"{k} (number {lo:g}-{hi:g}; default {d:g})" for k, (d, lo, hi) in COMMON_SETTINGS.items()]
+    return f"valid variants for {game}: " + ", ".join(parts)
+
+
+def _fmt(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def resolve_variants(game: str, spec: dict[str, tuple[Any, ...]], given: dict[str, Any]) -> dict[str, Any]:
+    """Defaults overlaid with ``given``; unknown names and values are refused with the valid ones."""
+    out: dict[str, Any] = {k: vals[0] for k, vals in spec.items()}
+    out.update({k: d for k, (d, _lo, _hi) in COMMON_SETTINGS.items()})
+    for name, raw in given.items():
+        if name in spec:
+            value = _coerce(raw, spec[name])
+            if value not in spec[name] or type(value) is not type(spec[name][0]):
+                raise GameSetupError(
+                    f"variant {name}={_fmt(raw)} is not valid for {game}; "
+                    f"choose one of {', '.join(_fmt(v) for v in spec[name])}")
+            out[name] = value
+        elif name in COMMON_SETTINGS:
+            _d, lo, hi = COMMON_SETTINGS[name]
+            try:
+                num = float(raw)
+            except (TypeError, ValueError):
+                num = math.nan
+            if isinstance(raw, bool) or not lo <= num <= hi:
+                raise GameSetupError(f"setting {name}={raw!r} must be a number from {lo:g} to {hi:g}")
+            out[name] = num
+        else:
+            known = list(spec) + list(COMMON_SETTINGS)
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise GameSetupError(f"unknown variant {name!r} for {game}{hint}; {describe_variants(game, spec)}")
+    return out
+
+
+@dataclass
+class Referee:
+    """Base of every game's referee; subclasses are dataclasses adding their own state fields.
+
+    Subclasses set ``game``, ``VARIANTS`` (name -> allowed values, default first), ``EVENT_TYPES`` and
+    ``ZONE_KINDS`` (the zone prefixes the game uses), implement :meth:`setup` and :meth:`apply`, and may
+    override :meth:`advance`, :meth:`finish`, :meth:`observable_total`.
+    """
+
+    header: GameHeader
+    players: tuple[str, ...] = ()
+    variants: dict[str, Any] = field(default_factory=dict)
+    t: float = 0.0
+    seq: int = 0
+    outcome: Outcome | None = None
+
+    game: ClassVar[str] = ""
+    VARIANTS: ClassVar[dict[str, tuple[Any, ...]]] = {}
+    EVENT_TYPES: ClassVar[frozenset[str]] = frozenset()
+    ZONE_KINDS: ClassVar[frozenset[str]] = frozenset()
+    DECK_SIZE: ClassVar[int] = 52
+
+    def __post_init__(self) -> None:
+        if self.header.game != self.game:
+            raise GameSetupError(f"a {self.game} referee cannot referee a {self.header.game} log")
+        self.players = tuple(self.header.players)
+        self.variants = resolve_variants(self.game, self.VARIANTS, self.header.variants)
+        self.t = self.header.t
+        self.setup()
+
+    # ----------------------------------------------------------------- for subclasses
+    def setup(self) -> None:
+        """Deal: fill in what the referee knows at the start (counts, not hidden identities)."""
+
+    def apply(self, ev: Event) -> list[Output]:
+        """Rule on one event, changing the state; raise :class:`Impossible` *before* changing anything."""
+        raise NotImplementedError
+
+    def advance(self, t: float) -> list[Output]:
+        """Time has reached ``t``: close the races whose tie window has passed. Default: none pending."""
+        return []
+
+    def finish(self) -> list[Output]:
+        """The log has ended: close everything still open."""
+        return self.advance(math.inf)
+
+    def observable_total(self) -> int | None:
+        """Cards the referee can account for (stacks, piles, hands by count); None while some are unknown.
+        When not None it must equal ``DECK_SIZE`` (cards are conserved)."""
+        return None
+
+    # ----------------------------------------------------------------- shared machinery
+    @property
+    def window_s(self) -> float:
+        """TM-3 tie window in seconds."""
+        return float(self.variants["tie_window_ms"]) / 1000.0
+
+    @property
+    def anticipation_s(self) -> float:
+        """TM-2 bound under which a reaction is flagged ``anticipated``."""
+        return float(self.variants["anticipation_ms"]) / 1000.0
+
+    @property
+    def first_player(self) -> str:
+        """The player on the dealer's left (SN-2, SJ-1, CH-1)."""
+        return self.players[self.header.first_player_index]
+
+    def next_player(self, player: str, step: int = 1) -> str:
+        """The player ``step`` seats clockwise (to the left) of ``player``."""
+        i = self.players.index(player)
+        return self.players[(i + step) % len(self.players)]
+
+    def end(self, winner: str | None, reason: str, rule: str, t: float) -> None:
+        self.outcome = Outcome(winner=winner, reason=reason, rule=rule, t=t)
+
+    def generic_check(self, ev: Event) -> str | None:
+        """Checks every game shares: the game is still on, the event type, zone and players are known."""
+        if self.outcome is not None:
+            who = f"{self.outcome.winner} won" if self.outcome.winner else "it was drawn"
+            return f"the game is over ({who}); nothing more can happen"
+        if ev.type not in self.EVENT_TYPES:
+            return f"a '{ev.type}' line has no meaning in {self.game}"
+        if ev.player is not None and ev.player not in self.players:
+            return f"unknown player {ev.player!r}; players are {', '.join(self.players)}"
+        if ev.zone is not None:
+            parts = ev.zone.split(":")
+            if parts[0] not in self.ZONE_KINDS:
+                return f"zone {ev.zone!r} does not exist in {self.game}"
+            if len(parts) > 1 and parts[0] in ("pile", "col") and parts[1] not in self.players:
+                return f"zone {ev.zone!r} names an unknown player"
+        return None
+
+    def push(self, ev: Event) -> list[Output]:
+        """Apply one observation in place; returns verdicts and anomalies in causal order (G-2)."""
+        reason = self.generic_check(ev)
+        if reason is not None:
+            return [Anomaly(ev.t, reason, ev.to_dict(), None, ev.line)]
+        out: list[Output] = []
+        if ev.t > self.t:
+            out.extend(self.advance(ev.t))
+            self.t = ev.t
+            if self.outcome is not None:  # a race closed by the passing of time ended the game
+                out.append(Anomaly(ev.t, "the game is over; nothing more can happen", ev.to_dict(), None,
+                                   ev.line))
+                return out
+        try:
+            out.extend(self.apply(ev))
+        except Impossible as e:
+            out.append(Anomaly(ev.t, e.reason, ev.to_dict(), e.rule, ev.line))
+            return out
+        self.seq += 1
+        return out
+
+    def check(self, ev: Event) -> str | None:
+        """Why ``ev`` cannot happen now, or None if it can. Does not change the state."""
+        reason = self.generic_check(ev)
+        if reason is not None:
+            return reason
+        trial = self.copy()
+        if ev.t > trial.t:
+            trial.advance(ev.t)
+            trial.t = ev.t
+        try:
+            trial.apply(ev)
+        except Impossible as e:
+            return e.reason
+        return None
+
+    def copy(self) -> Self:
+        """An independent copy (``step`` works on one so that its input never changes)."""
+        return copy.deepcopy(self)
+
+    def verdict(self, kind: str, rule: str, say: str, **fields: Any) -> Verdict:
+        """Build a verdict at the referee's current time; unknown keyword fields go to ``extra``."""
+        known = {k: fields.pop(k) for k in ("player", "to", "cards", "reaction_ms", "voice") if k in fields}
+        t = fields.pop("t", self.t)
+        return Verdict(t=t, kind=kind, rule=rule, say=say, extra=fields, **known)
+
+
+def step(state: Referee, ev: Event) -> tuple[Referee, list[Output]]:
+    """Pure: the state after ``ev`` and what was ruled; ``state`` itself is never changed."""
+    new = state.copy()
+    return new, new.push(ev)
+
+
+def advance(state: Referee, t: float) -> tuple[Referee, list[Output]]:
+    """Pure: let time pass to ``t`` (live mode calls this between frames so races close promptly)."""
+    new = state.copy()
+    out = new.advance(t) if t > new.t else []
+    new.t = max(new.t, t)
+    return new, out
+
+
+def finish(state: Referee) -> tuple[Referee, list[Output]]:
+    """Pure: the end of the log; every open race and pending play is ruled."""
+    new = state.copy()
+    return new, new.finish()
