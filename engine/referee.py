@@ -32,6 +32,12 @@ COMMON_SETTINGS: dict[str, tuple[float, float, float]] = {
     "anticipation_ms": (100.0, 0.0, 1000.0),
 }
 
+#: after the game is decided, slaps and calls this soon after it are the losers' hands landing (G-3), not anomalies
+LATE_HANDS_S = 2.0
+#: lines that trail the deciding event at a real table: losing hands, late calls, the claim of the batch that
+#: sealed a Cheat win, the winner picking up
+LATE_TYPES = frozenset({"slap", "call", "claim", "take"})
+
 _BOOL_WORDS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
 
 
@@ -176,6 +182,8 @@ class Referee:
 
     def push(self, ev: Event) -> list[Output]:
         """Apply one observation in place; returns verdicts and anomalies in causal order (G-2)."""
+        if self.outcome is not None and ev.type in LATE_TYPES and ev.t <= self.outcome.t + LATE_HANDS_S:
+            return []  # G-3: hands, calls and claims just after the deciding event get no verdict
         reason = self.generic_check(ev)
         if reason is not None:
             return [Anomaly(ev.t, reason, ev.to_dict(), None, ev.line)]

@@ -1,0 +1,37 @@
+"""The rule IDs of RULES.md with a few words each: the ``rule`` field of every verdict names one of them,
+and ``tests/test_rule_ids.py`` checks that every one has a test and that this list matches the spec."""
+
+from __future__ import annotations
+
+RULES: dict[str, str] = {
+    "SN-1": "Snap: deal all 52 face down", "SN-2": "Snap: turn onto your own face-up pile, in turn",
+    "SN-3": "Snap: two different players' tops of one rank; first caller takes the piles",
+    "SN-4": "Snap: simultaneous calls make the Snap Pot", "SN-5": "Snap: a covered snap is gone",
+    "SN-6": "Snap: false call penalty", "SN-7": "Snap: turn the face-up pile over; out with no cards; win",
+    "SJ-1": "Slapjack: deal; turn onto the central pile", "SJ-2": "Slapjack: first hand on a jack takes the pile",
+    "SJ-3": "Slapjack: the lowest hand wins; unresolved tie leaves the pile",
+    "SJ-4": "Slapjack: false slap penalty", "SJ-5": "Slapjack: one chance for a player with no cards",
+    "SJ-6": "Slapjack: a covered jack can no longer be slapped", "SJ-7": "Slapjack: win with all 52",
+    "SP-1": "Speed: the deal", "SP-2": "Speed: one rank up or down, simultaneous play",
+    "SP-3": "Speed: judged against the top when the card lands", "SP-4": "Speed: refill to five",
+    "SP-5": "Speed: both stuck flip side cards", "SP-6": "Speed: rebuild exhausted side stacks",
+    "SP-7": "Speed: first to empty hand and stock wins", "SP-8": "Speed: legal and illegal plays",
+    "SP-9": "Speed: a tie on one pile is unresolved", "SP-10": "Speed: flips are not plays",
+    "ST-1": "Spit: the layout", "ST-2": "Spit: play from column tops", "ST-3": "Spit: columns",
+    "ST-4": "Spit: both stuck flip spit cards", "ST-5": "Spit: round end and pile choice",
+    "ST-6": "Spit: one centre pile; winning", "ST-7": "Spit: Speed rules that apply",
+    "CH-1": "Cheat: deal, dealer's left starts", "CH-2": "Cheat: 1-4 cards, claimed rank advances",
+    "CH-3": "Cheat: challenge until the next batch lands", "CH-4": "Cheat: who picks up the pile",
+    "CH-5": "Cheat: the next rank after a challenge", "CH-6": "Cheat: the last cards must survive",
+    "CH-7": "Cheat: simultaneous challenges",
+    "PJ-1": "Pai Jie: deal 6", "PJ-2": "Pai Jie: opening and start rank", "PJ-3": "Pai Jie: gap penalty",
+    "PJ-4": "Pai Jie: complete suit", "PJ-5": "Pai Jie: multiples", "PJ-6": "Pai Jie: straights",
+    "PJ-7": "Pai Jie: K blocks a suit", "PJ-8": "Pai Jie: Q", "PJ-9": "Pai Jie: J", "PJ-10": "Pai Jie: A",
+    "PJ-11": "Pai Jie: effect order", "PJ-12": "Pai Jie: jokers", "PJ-13": "Pai Jie: hand limit 10",
+    "PJ-14": "Pai Jie: winner and draw", "PJ-15": "Pai Jie: one play", "PJ-16": "Pai Jie: counts and draws",
+    "PJ-17": "Pai Jie: verdict kinds",
+    "G-1": "play continues left of the last turner; turn order not policed",
+    "G-2": "verdicts in causal order", "G-3": "a later call or slap on a won prize gets no verdict",
+    "TM-1": "a slap's time is contact", "TM-2": "reaction time; under 100 ms anticipated",
+    "TM-3": "the tie window",
+}

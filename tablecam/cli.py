@@ -1,0 +1,181 @@
+"""The ``tablecam`` command: ``tablecam MODE [positional] key=value ...`` (ultralytics style).
+
+Defaults live in ``cfg/default.yaml``; unknown keys and modes are refused with the closest match.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+
+from engine.events import GAMES, GameHeader, dumps
+from engine.games import new_referee
+from engine.referee import GameSetupError, Referee
+from engine.verdicts import Output, Verdict
+from tablecam.config import ConfigError, parse_args
+from tablecam.gamelog import LogWriter, open_log, read_lines
+
+USAGE = """\
+usage: tablecam MODE [ARGS] [key=value ...]
+
+modes:
+  replay LOG.jsonl|-  [--say]        referee a game log; verdicts as JSON Lines (or sentences) on stdout
+  simulate game=G players=N seed=S   play a whole random legal game; write the log a perfect camera makes
+  help                               this text
+
+games: {games}
+settings and their defaults: tablecam/cfg/default.yaml
+"""
+
+
+def _eprint(*parts: Any) -> None:
+    print(*parts, file=sys.stderr)
+
+
+def _emit(outputs: Iterable[Output], say_only: bool, out: TextIO) -> None:
+    for o in outputs:
+        if say_only:
+            if isinstance(o, Verdict) and o.voice and o.say:
+                out.write(o.say + "\n")
+        else:
+            out.write(dumps(o.to_dict()) + "\n")
+
+
+def cmd_replay(args: list[str]) -> int:
+    """Referee a log file (or stdin). Malformed lines are reported with file and line and skipped;
+    the exit status is 1 when any line was malformed, 2 when the log cannot be refereed at all."""
+    cfg, pos = parse_args("replay", args)
+    if len(pos) != 1:
+        _eprint("usage: tablecam replay LOG.jsonl|- [--say]")
+        return 2
+    path = pos[0]
+    name = "<stdin>" if path == "-" else path
+    try:
+        stream = open_log(path)
+    except OSError as e:
+        _eprint(f"tablecam replay: cannot read {name}: {e.strerror or e}")
+        return 2
+    say_only = bool(cfg["say"])
+    out = sys.stdout
+    referee: Referee | None = None
+    bad = 0
+    with stream if stream is not sys.stdin else _nullcontext():
+        for line in read_lines(stream):
+            if line.error is not None:
+                if referee is None:
+                    _eprint(f"{name}:{line.number}: {line.error}")
+                    _eprint(f"{name}: cannot referee without a valid first 'game' line "
+                            f"(games: {', '.join(GAMES)})")
+                    return 2
+                _eprint(f"{name}:{line.number}: {line.error}; skipped")
+                bad += 1
+                continue
+            item = line.item
+            if item is None:
+                continue
+            if isinstance(item, GameHeader):
+                if referee is not None:
+                    _eprint(f"{name}:{line.number}: a second 'game' line; one log holds one game; skipped")
+                    bad += 1
+                    continue
+                try:
+                    referee = new_referee(item)
+                except GameSetupError as e:
+                    _eprint(f"{name}:{line.number}: {e}")
+                    return 2
+                continue
+            if referee is None:
+                _eprint(f"{name}:{line.number}: the first line must be the 'game' line, e.g. "
+                        '{"t":0,"type":"game","game":"slapjack","players":["A","B"],"variants":{}}')
+                return 2
+            _emit(referee.push(item), say_only, out)
+    if referee is None:
+        _eprint(f"{name}: empty log: no 'game' line")
+        return 2
+    _emit(referee.finish(), say_only, out)
+    out.flush()
+    return 1 if bad else 0
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _players_arg(value: Any) -> int | list[str]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip():
+        return [p.strip() for p in value.split(",") if p.strip()]
+    if isinstance(value, list):
+        return [str(p) for p in value]
+    raise ConfigError(f"players={value!r}: give a number or names separated by commas")
+
+
+def cmd_simulate(args: list[str]) -> int:
+    """Play one random legal game and write its log (observations; ``verdicts=true`` adds the rulings)."""
+    from engine.sim import simulate
+
+    cfg, pos = parse_args("simulate", args)
+    if pos:
+        raise ConfigError(f"simulate takes only key=value settings, not {pos[0]!r}")
+    seed = cfg["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError(f"seed={seed!r} must be a whole number")
+    header, events = simulate(str(cfg["game"]), _players_arg(cfg["players"]), seed, dict(cfg["variants"] or {}),
+                              cfg["dealer"])
+    with LogWriter(cfg["out"]) as log:
+        log.write(header)
+        referee = new_referee(header) if cfg["verdicts"] else None
+        for ev in events:
+            log.write(ev)
+            if referee is not None:
+                for o in referee.push(ev):
+                    log.write(o.to_dict())
+        if referee is not None:
+            for o in referee.finish():
+                log.write(o.to_dict())
+    return 0
+
+
+def cmd_help(args: list[str]) -> int:
+    print(USAGE.format(games=", ".join(GAMES)), end="")
+    return 0
+
+
+MODES: dict[str, Callable[[list[str]], int]] = {
+    "replay": cmd_replay,
+    "simulate": cmd_simulate,
+    "help": cmd_help,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        return cmd_help([])
+    mode, rest = argv[0], argv[1:]
+    if mode not in MODES:
+        close = difflib.get_close_matches(mode, list(MODES), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        _eprint(f"tablecam: unknown mode {mode!r}{hint} (modes: {', '.join(MODES)})")
+        return 2
+    try:
+        return MODES[mode](rest)
+    except (ConfigError, GameSetupError) as e:
+        _eprint(f"tablecam {mode}: {e}")
+        return 2
+    except BrokenPipeError:  # `tablecam replay log | head` is fine
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
