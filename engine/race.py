@@ -8,14 +8,14 @@ first makes the race unresolved; the referee never guesses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 _EPS = 1e-9  # float noise: 10.02 - 10.00 must count as exactly 20 ms
 
 
-@dataclass(slots=True, frozen=True)
-class Entry:
-    """One contender: when it touched (or was heard), how uncertain that time is, who, and its event."""
+class Entry(NamedTuple):
+    """One contender: when it touched (or was heard), how uncertain that time is, who, and its event.
+    (A NamedTuple: races are on the hot path of replay and these are built per slap.)"""
 
     t: float
     t_err: float

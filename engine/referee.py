@@ -222,11 +222,11 @@ class Referee:
         """An independent copy (``step`` works on one so that its input never changes)."""
         return copy.deepcopy(self)
 
-    def verdict(self, kind: str, rule: str, say: str, **fields: Any) -> Verdict:
-        """Build a verdict at the referee's current time; unknown keyword fields go to ``extra``."""
-        known = {k: fields.pop(k) for k in ("player", "to", "cards", "reaction_ms", "voice") if k in fields}
-        t = fields.pop("t", self.t)
-        return Verdict(t=t, kind=kind, rule=rule, say=say, extra=fields, **known)
+    def verdict(self, kind: str, rule: str, say: str, *, player: str | None = None, to: str | None = None,
+                cards: int | None = None, reaction_ms: float | None = None, voice: bool = True,
+                t: float | None = None, **extra: Any) -> Verdict:
+        """Build a verdict at the referee's current time (or ``t``); other keyword fields go to ``extra``."""
+        return Verdict(self.t if t is None else t, kind, rule, say, player, to, cards, reaction_ms, voice, extra)
 
 
 def step(state: Referee, ev: Event) -> tuple[Referee, list[Output]]:
