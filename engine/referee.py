@@ -103,6 +103,8 @@ class Referee:
     t: float = 0.0
     seq: int = 0
     outcome: Outcome | None = None
+    #: every zone name valid in this game with these players (precomputed: checked on every event)
+    zones: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     game: ClassVar[str] = ""
     VARIANTS: ClassVar[dict[str, tuple[Any, ...]]] = {}
@@ -116,7 +118,15 @@ class Referee:
         self.players = tuple(self.header.players)
         self.variants = resolve_variants(self.game, self.VARIANTS, self.header.variants)
         self.t = self.header.t
+        self.zones = frozenset(z for z in self._zone_names() if z.split(":")[0] in self.ZONE_KINDS)
         self.setup()
+
+    def _zone_names(self) -> list[str]:
+        names = ["center", "pot", "left", "right"] + [f"row:{s}" for s in "SHDC"]
+        for p in self.players:
+            names.append(f"pile:{p}")
+            names += [f"col:{p}:{i}" for i in range(1, 6)]
+        return names
 
     # ----------------------------------------------------------------- for subclasses
     def setup(self) -> None:
@@ -172,12 +182,13 @@ class Referee:
             return f"a '{ev.type}' line has no meaning in {self.game}"
         if ev.player is not None and ev.player not in self.players:
             return f"unknown player {ev.player!r}; players are {', '.join(self.players)}"
-        if ev.zone is not None:
+        if ev.zone is not None and ev.zone not in self.zones:
             parts = ev.zone.split(":")
             if parts[0] not in self.ZONE_KINDS:
                 return f"zone {ev.zone!r} does not exist in {self.game}"
             if len(parts) > 1 and parts[0] in ("pile", "col") and parts[1] not in self.players:
                 return f"zone {ev.zone!r} names an unknown player"
+            return f"zone {ev.zone!r} is not valid in {self.game}"
         return None
 
     def push(self, ev: Event) -> list[Output]:
@@ -192,6 +203,8 @@ class Referee:
             out.extend(self.advance(ev.t))
             self.t = ev.t
             if self.outcome is not None:  # a race closed by the passing of time ended the game
+                if ev.type in LATE_TYPES and ev.t <= self.outcome.t + LATE_HANDS_S:
+                    return out  # G-3: the late hand that closed the deciding race gets no verdict
                 out.append(Anomaly(ev.t, "the game is over; nothing more can happen", ev.to_dict(), None,
                                    ev.line))
                 return out
