@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test bench clean examples
 
 $(BIN)/tablecam: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -26,3 +26,13 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache *.egg-info
+
+# Regenerate the golden example logs (tests/test_examples.py checks them); seeds chosen for short, varied games.
+EXAMPLE_ARGS := snap:Ann,Bob,Cy:111 slapjack:Ann,Bob,Cy:238 speed:Ann,Bob:55 spit:Ann,Bob:243 cheat:Ann,Bob,Cy,Dee:212 paijie:Ann,Bob,Cy:40
+examples: setup
+	@for spec in $(EXAMPLE_ARGS); do \
+	  game=$${spec%%:*}; rest=$${spec#*:}; players=$${rest%%:*}; seed=$${rest#*:}; \
+	  $(BIN)/tablecam simulate game=$$game players=$$players seed=$$seed out=examples/logs/$$game.jsonl.tmp && \
+	  mv examples/logs/$$game.jsonl.tmp examples/logs/$$game.jsonl && \
+	  $(BIN)/tablecam replay examples/logs/$$game.jsonl > examples/logs/$$game.verdicts.jsonl || exit 1; \
+	done

@@ -89,6 +89,11 @@ def rank_name(rank_text: str, plural: bool = False) -> str:
     return RANK_PLURALS[rank_text] if plural else RANK_NAMES[rank_text]
 
 
+def count_cards(n: int) -> str:
+    """``"1 card"`` / ``"7 cards"`` for spoken sentences."""
+    return "1 card" if n == 1 else f"{n} cards"
+
+
 def deck(jokers: bool = False) -> list[str]:
     """A fresh ordered deck (shuffle it with a seeded ``random.Random``; the engine has no clock)."""
     return list(DECK_WITH_JOKERS if jokers else STANDARD_DECK)

@@ -129,7 +129,8 @@ def cmd_simulate(args: list[str]) -> int:
         raise ConfigError(f"seed={seed!r} must be a whole number")
     header, events = simulate(str(cfg["game"]), _players_arg(cfg["players"]), seed, dict(cfg["variants"] or {}),
                               cfg["dealer"])
-    with LogWriter(cfg["out"]) as log:
+    header.extra["seed"] = seed  # the log says how to make it again
+    with LogWriter(cfg["out"], fresh=True) as log:
         log.write(header)
         referee = new_referee(header) if cfg["verdicts"] else None
         for ev in events:

@@ -56,13 +56,16 @@ def open_log(path: str | Path) -> IO[str]:
 class LogWriter:
     """Append-only JSON Lines writer: one ``write`` is one line, flushed (and optionally fsynced) at once."""
 
-    def __init__(self, path: str | Path | IO[str], fsync: bool = False) -> None:
+    def __init__(self, path: str | Path | IO[str], fsync: bool = False, fresh: bool = False) -> None:
+        """``fresh`` starts a new file (a new game); otherwise lines are appended to what is there
+        (a live log resumed after a crash)."""
         self._fsync = fsync
         if isinstance(path, str | Path) and str(path) != "-":
             p = Path(path)
             p.parent.mkdir(parents=True, exist_ok=True)
-            torn = p.exists() and p.stat().st_size > 0 and not _ends_with_newline(p)
-            self._stream: IO[str] = open(p, "a", encoding="utf-8", newline="\n")  # noqa: SIM115 - held open
+            torn = not fresh and p.exists() and p.stat().st_size > 0 and not _ends_with_newline(p)
+            mode = "w" if fresh else "a"
+            self._stream: IO[str] = open(p, mode, encoding="utf-8", newline="\n")  # noqa: SIM115 - held open
             self._owned = True
             if torn:  # never glue a new line onto a line a crash left unfinished
                 self._stream.write("\n")

@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from engine.cards import RANKS, deal_counts, rank, rank_name
+from engine.cards import RANKS, count_cards, deal_counts, rank, rank_name
 from engine.events import Event
 from engine.race import Entry, Race, order
 from engine.referee import Referee
@@ -296,7 +296,7 @@ class CheatReferee(Referee):
         out: list[Output] = []
         if true:
             out.append(self.verdict("challenge_true", self.challenge_rule,
-                                    f"True, {said}! {ch} picks up {taken} cards",
+                                    f"True, {said}! {ch} picks up {count_cards(taken)}",
                                     player=ch, cards=taken, challenger=ch, claimer=bp, rank=due))
             if self.hands[bp] == 0:
                 out.append(self.verdict("win", "CH-6", f"{bp}'s last cards were true: {bp} wins!", player=bp))
@@ -304,7 +304,7 @@ class CheatReferee(Referee):
         else:
             tail = "; play goes on" if self.hands[bp] == taken else ""
             out.append(self.verdict("challenge_false", self.challenge_rule,
-                                    f"Cheat! Not {said}. {bp} picks up {taken} cards{tail}",
+                                    f"Cheat! Not {said}. {bp} picks up {count_cards(taken)}{tail}",
                                     player=bp, cards=taken, challenger=ch, claimer=bp, rank=due))
         return out
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Self
 
-from engine.cards import STANDARD_DECK, deal_counts
+from engine.cards import STANDARD_DECK, count_cards, deal_counts
 from engine.events import Event
 from engine.race import Entry, Race
 from engine.referee import Referee
@@ -273,7 +273,7 @@ class SlapjackReferee(Referee):
         self.taken = False
         marks, antic = self._marks([first], t)
         rule = "SJ-3" if len({e.player for e in race.entries}) > 1 else "SJ-2"
-        say = f"Slapjack! {w} takes {n} cards" + (" and is back in" if back_in else "")
+        say = f"Slapjack! {w} takes {count_cards(n)}" + (" and is back in" if back_in else "")
         extra = {"back_in": True} if back_in else {}
         out = [self.verdict("slap_won", rule, say, t=t, player=w, cards=n, reaction_ms=reaction_ms,
                             anticipated=antic, **extra)]

@@ -39,7 +39,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from engine.cards import RANK_PLURALS, RANK_VALUE, RANKS, STANDARD_DECK, deal_counts
+from engine.cards import RANK_PLURALS, RANK_VALUE, RANKS, STANDARD_DECK, count_cards, deal_counts
 from engine.events import Event
 from engine.race import Entry, Race, order
 from engine.referee import Referee
@@ -505,7 +505,7 @@ class SnapReferee(Referee):
                 top_rank[q] = None
                 self.pending["pile:" + q] = p
             self.down[p] += n
-            out.append(self.verdict("snap", "SN-3", f"Snap, {said}! {p} takes {n} cards", player=p, cards=n,
+            out.append(self.verdict("snap", "SN-3", f"Snap, {said}! {p} takes {count_cards(n)}", player=p, cards=n,
                                     reaction_ms=(win.t - trigger) * 1000.0, piles=prize, t=t))
             out.extend(self._anticipated([win], trigger, t))
         else:
@@ -522,7 +522,7 @@ class SnapReferee(Referee):
             self.pot_called = False
             self.pot_void = False
             out.append(self.verdict("snap_pot", "SN-4",
-                                    f"Snap Pot! {_names(callers)} called together: {n} cards to the middle",
+                                    f"Snap Pot! {_names(callers)} called together: {count_cards(n)} to the middle",
                                     cards=n, players=callers, piles=prize,
                                     reaction_ms=(tied[0].t - trigger) * 1000.0, t=t))
             out.extend(self._anticipated(tied, trigger, t))
@@ -547,7 +547,7 @@ class SnapReferee(Referee):
             self.down[p] += n
             self.pending["pot"] = p
             self.after_win = True
-            out.append(self.verdict("pot_won", "SN-4", f"Snap Pot! {p} takes the pot, {n} cards", player=p,
+            out.append(self.verdict("pot_won", "SN-4", f"Snap Pot! {p} takes the pot, {count_cards(n)}", player=p,
                                     cards=n, reaction_ms=(win.t - trigger) * 1000.0, zone="pot", t=t))
             out.extend(self._anticipated([win], trigger, t))
             out.extend(self._settle(t))

@@ -377,7 +377,7 @@ class SpitReferee(Referee):
         if flippers:
             self.owed = flippers
             say = "No plays: spit!" if len(flippers) == 2 else f"No plays: spit! {flippers[0]} spits alone"
-            return [self.verdict("both_stuck", "ST-4", say, cards=len(flippers), spitters=flippers)]
+            return [self.verdict("both_stuck", "ST-4", say, cards=len(flippers), spitters=list(flippers))]
         return self._stuck_end(ev.t)
 
     def _stuck_end(self, t: float) -> list[Output]:
