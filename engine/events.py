@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import RANK_VALUE, SUITS, is_card
+from engine.cards import ALL_CARDS, RANK_VALUE, SUITS
 
 GAMES: tuple[str, ...] = ("snap", "slapjack", "speed", "spit", "cheat", "paijie")
 
@@ -39,6 +39,8 @@ CALL_WORDS: frozenset[str] = frozenset({"snap", "snap pot", "doubt"})
 CARD_SOURCES: frozenset[str] = frozenset({"side", "spit", "deal"})
 
 _ZONE_RE = re.compile(r"^(center|pot|left|right|pile:[^:\s]+|col:[^:\s]+:[1-5]|row:[SHDC])$")
+
+_ZONE_CACHE: set[str] = set()  # zone names already checked (a handful per game)
 
 _KNOWN_FIELDS = frozenset(
     {"t", "type", "zone", "card", "player", "count", "cards", "word", "rank", "source", "t_err", "conf",
@@ -118,12 +120,6 @@ class Event:
         return d
 
 
-def _need(obj: dict[str, Any], name: str, kind: str) -> Any:
-    if name not in obj or obj[name] is None:
-        raise LogFormatError(f"{kind} line needs field '{name}'")
-    return obj[name]
-
-
 def _time(obj: dict[str, Any]) -> float:
     t = obj.get("t")
     if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
@@ -154,70 +150,75 @@ def parse_header(obj: dict[str, Any]) -> GameHeader:
                       extra=extra)
 
 
+def _number(value: Any) -> bool:
+    """int or float, not bool (``True`` is an int in Python but never a time or a count in a log)."""
+    tp = type(value)
+    return tp is float or tp is int
+
+
 def parse_event(obj: dict[str, Any], line: int | None = None) -> Event:
     """Check one observation object against EVENTS.md and build an :class:`Event`.
 
     Only the *form* is checked here (types, card notation, zone names). Whether the event can happen in
     the game (a known player, a card not already seen) is the referee's business and becomes an anomaly.
+    Written with plain ``dict.get`` and set lookups: ``tablecam replay`` parses every line through here.
     """
-    kind = obj.get("type")
-    if kind not in REQUIRED_FIELDS:
+    get = obj.get
+    kind = get("type")
+    required = REQUIRED_FIELDS.get(kind) if isinstance(kind, str) else None
+    if required is None:
         raise LogFormatError(f"unknown line type {kind!r}")
-    t = _time(obj)
-    ev = Event(t=t, type=kind, line=line)
-    for name in REQUIRED_FIELDS[kind]:
-        _need(obj, name, kind)
-    if "zone" in obj and obj["zone"] is not None:
-        if not is_zone(obj["zone"]):
-            raise LogFormatError(f"unknown zone {obj['zone']!r}")
-        ev.zone = obj["zone"]
-    if "card" in obj and obj["card"] is not None:
-        if not is_card(obj["card"]):
-            raise LogFormatError(f"not a card: {obj['card']!r}")
-        ev.card = obj["card"]
-    if "player" in obj and obj["player"] is not None:
-        if not isinstance(obj["player"], str) or not obj["player"]:
-            raise LogFormatError(f"field 'player' must be a name, got {obj['player']!r}")
-        ev.player = obj["player"]
-    if "count" in obj and obj["count"] is not None:
-        c = obj["count"]
-        if isinstance(c, bool) or not isinstance(c, int) or c < 0:
-            raise LogFormatError(f"field 'count' must be a whole number >= 0, got {c!r}")
-        ev.count = c
-    if "cards" in obj and obj["cards"] is not None:
-        cs = obj["cards"]
-        if not isinstance(cs, list) or not cs or not all(is_card(c) for c in cs):
-            raise LogFormatError(f"field 'cards' must be a non-empty list of cards, got {cs!r}")
-        ev.cards = tuple(cs)
-    if "word" in obj and obj["word"] is not None:
-        w = obj["word"]
-        if not isinstance(w, str) or w.strip().lower() not in CALL_WORDS:
-            raise LogFormatError(f"unknown call word {w!r}; known: {', '.join(sorted(CALL_WORDS))}")
-        ev.word = w.strip().lower()
-    if "rank" in obj and obj["rank"] is not None:
-        r = obj["rank"]
-        if r not in RANK_VALUE:
-            raise LogFormatError(f"not a rank: {r!r} (A 2-10 J Q K)")
-        ev.rank = r
-    if "source" in obj and obj["source"] is not None:
-        if obj["source"] not in CARD_SOURCES:
-            raise LogFormatError(f"unknown card source {obj['source']!r}; known: side, spit, deal")
-        ev.source = obj["source"]
-    if "t_err" in obj and obj["t_err"] is not None:
-        te = obj["t_err"]
-        if isinstance(te, bool) or not isinstance(te, int | float) or not math.isfinite(te) or te < 0:
-            raise LogFormatError(f"field 't_err' must be seconds >= 0, got {te!r}")
-        ev.t_err = float(te)
-    if "conf" in obj and obj["conf"] is not None:
-        cf = obj["conf"]
-        if isinstance(cf, bool) or not isinstance(cf, int | float) or not 0 <= cf <= 1:
-            raise LogFormatError(f"field 'conf' must be between 0 and 1, got {cf!r}")
-        ev.conf = float(cf)
-    ev.evidence = obj.get("evidence")
-    extra = {k: v for k, v in obj.items() if k not in _KNOWN_FIELDS}
-    if extra:
-        ev.extra = extra
-    return ev
+    t = get("t")
+    if not _number(t) or not math.isfinite(t):
+        raise LogFormatError(f"field 't' must be a finite number of seconds, got {t!r}")
+    for name in required:
+        if get(name) is None:
+            raise LogFormatError(f"{kind} line needs field '{name}'")
+    zone = get("zone")
+    if zone is not None and (type(zone) is not str or zone not in _ZONE_CACHE):
+        if not is_zone(zone):
+            raise LogFormatError(f"unknown zone {zone!r}")
+        if len(_ZONE_CACHE) < 4096:
+            _ZONE_CACHE.add(zone)
+    card = get("card")
+    if card is not None and (type(card) is not str or card not in ALL_CARDS):
+        raise LogFormatError(f"not a card: {card!r}")
+    player = get("player")
+    if player is not None and (type(player) is not str or not player):
+        raise LogFormatError(f"field 'player' must be a name, got {player!r}")
+    count = get("count")
+    if count is not None and (type(count) is not int or count < 0):
+        raise LogFormatError(f"field 'count' must be a whole number >= 0, got {count!r}")
+    cards = get("cards")
+    if cards is not None:
+        if type(cards) is not list or not cards or not all(type(c) is str and c in ALL_CARDS for c in cards):
+            raise LogFormatError(f"field 'cards' must be a non-empty list of cards, got {cards!r}")
+        cards = tuple(cards)
+    word = get("word")
+    if word is not None:
+        w = word.strip().lower() if type(word) is str else None
+        if w not in CALL_WORDS:
+            raise LogFormatError(f"unknown call word {word!r}; known: {', '.join(sorted(CALL_WORDS))}")
+        word = w
+    rank = get("rank")
+    if rank is not None and (type(rank) is not str or rank not in RANK_VALUE):
+        raise LogFormatError(f"not a rank: {rank!r} (A 2-10 J Q K)")
+    source = get("source")
+    if source is not None and (type(source) is not str or source not in CARD_SOURCES):
+        raise LogFormatError(f"unknown card source {source!r}; known: side, spit, deal")
+    t_err = get("t_err")
+    if t_err is None:
+        t_err = 0.0
+    elif not _number(t_err) or not math.isfinite(t_err) or t_err < 0:
+        raise LogFormatError(f"field 't_err' must be seconds >= 0, got {t_err!r}")
+    conf = get("conf")
+    if conf is not None and (not _number(conf) or not 0 <= conf <= 1):
+        raise LogFormatError(f"field 'conf' must be between 0 and 1, got {conf!r}")
+    extra = None
+    if len(obj) > 2 + len(required) and not obj.keys() <= _KNOWN_FIELDS:
+        extra = {k: v for k, v in obj.items() if k not in _KNOWN_FIELDS}
+    return Event(float(t), kind, zone, card, player, count, cards, word, rank, source, float(t_err),
+                 None if conf is None else float(conf), get("evidence"), extra, line)
 
 
 def parse_line(text: str, line: int | None = None) -> GameHeader | Event | None:

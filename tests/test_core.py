@@ -114,3 +114,14 @@ def test_tm_3_race_closes_after_window() -> None:
     race.add(Entry(5.01, 0.05, "B", 1))
     assert not race.is_due(5.021, 0.020)  # B's uncertainty keeps it open
     assert race.is_due(5.051, 0.020)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("zone", ["center"]), ("card", ["AS"]), ("card", {"r": 1}), ("player", 3), ("count", True), ("count", 1.5),
+    ("cards", ["AS", ["KD"]]), ("word", 5), ("rank", ["A"]), ("source", {}), ("t_err", "0.1"), ("conf", True),
+])
+def test_wrong_json_types_are_format_errors_not_crashes(field: str, value: object) -> None:
+    """A log typed by hand can hold any JSON value in any field: each is reported, none raises otherwise."""
+    base = {"t": 1, "type": "claim", "player": "A", "count": 1, "rank": "A", "zone": "center", "card": "AS"}
+    with pytest.raises(LogFormatError):
+        parse_event({**base, field: value})
