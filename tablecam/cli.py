@@ -23,6 +23,7 @@ usage: tablecam MODE [ARGS] [key=value ...]
 modes:
   replay LOG.jsonl|-  [--say]        referee a game log; verdicts as JSON Lines (or sentences) on stdout
   simulate game=G players=N seed=S   play a whole random legal game; write the log a perfect camera makes
+  eval-detector FOLDER detections=F  score detections against FOLDER/labels.json (recall, precision, confusions)
   help                               this text
 
 games: {games}
@@ -144,6 +145,29 @@ def cmd_simulate(args: list[str]) -> int:
     return 0
 
 
+def cmd_eval_detector(args: list[str]) -> int:
+    """Score a detector's output on a folder of labelled photos (matching rule of the detector issue)."""
+    from models.evaluate import load_detections, load_labels, score
+
+    cfg, pos = parse_args("eval-detector", args)
+    if len(pos) != 1:
+        _eprint("usage: tablecam eval-detector FOLDER detections=DETECTIONS.json [--json]")
+        return 2
+    if not cfg["detections"]:
+        raise ConfigError("give detections=FILE.json (the detector's boxes for the folder's images)")
+    try:
+        labels = load_labels(pos[0])
+        dets = load_detections(cfg["detections"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        _eprint(f"tablecam eval-detector: {e}")
+        return 2
+    threshold = float(cfg["conf"])
+    dets = {img: [d for d in items if d.conf >= threshold] for img, items in dets.items()}
+    report = score(labels, dets)
+    print(dumps(report.to_dict()) if cfg["json"] else report.text())
+    return 0
+
+
 def cmd_help(args: list[str]) -> int:
     print(USAGE.format(games=", ".join(GAMES)), end="")
     return 0
@@ -152,6 +176,7 @@ def cmd_help(args: list[str]) -> int:
 MODES: dict[str, Callable[[list[str]], int]] = {
     "replay": cmd_replay,
     "simulate": cmd_simulate,
+    "eval-detector": cmd_eval_detector,
     "help": cmd_help,
 }
 
