@@ -192,29 +192,33 @@ class Referee:
         return None
 
     def push(self, ev: Event) -> list[Output]:
-        """Apply one observation in place; returns verdicts and anomalies in causal order (G-2)."""
-        if self.outcome is not None and ev.type in LATE_TYPES and ev.t <= self.outcome.t + LATE_HANDS_S:
-            return []  # G-3: hands, calls and claims just after the deciding event get no verdict
-        reason = self.generic_check(ev)
-        if reason is not None:
-            return [Anomaly(ev.t, reason, ev.to_dict(), None, ev.line)]
-        out: list[Output] = []
+        """Apply one observation in place; returns verdicts and anomalies in causal order (G-2).
+
+        The hot path of replay and of the live loop: the shared checks are inlined and the message of an
+        anomaly is only built when there is one.
+        """
+        if self.outcome is not None:
+            if ev.type in LATE_TYPES and ev.t <= self.outcome.t + LATE_HANDS_S:
+                return []  # G-3: hands, calls and claims just after the deciding event get no verdict
+            return [Anomaly(ev.t, self.generic_check(ev) or "the game is over", ev.to_dict(), None, ev.line)]
+        if (ev.type not in self.EVENT_TYPES or (ev.player is not None and ev.player not in self.players)
+                or (ev.zone is not None and ev.zone not in self.zones)):
+            return [Anomaly(ev.t, self.generic_check(ev) or "not valid here", ev.to_dict(), None, ev.line)]
+        early: list[Output] = []
         if ev.t > self.t:
-            out.extend(self.advance(ev.t))
+            early = self.advance(ev.t)
             self.t = ev.t
             if self.outcome is not None:  # a race closed by the passing of time ended the game
                 if ev.type in LATE_TYPES and ev.t <= self.outcome.t + LATE_HANDS_S:
-                    return out  # G-3: the late hand that closed the deciding race gets no verdict
-                out.append(Anomaly(ev.t, "the game is over; nothing more can happen", ev.to_dict(), None,
-                                   ev.line))
-                return out
+                    return list(early)  # G-3: the late hand that closed the deciding race gets no verdict
+                return [*early, Anomaly(ev.t, "the game is over; nothing more can happen", ev.to_dict(), None,
+                                        ev.line)]
         try:
-            out.extend(self.apply(ev))
+            ruled = self.apply(ev)
         except Impossible as e:
-            out.append(Anomaly(ev.t, e.reason, ev.to_dict(), e.rule, ev.line))
-            return out
+            return [*early, Anomaly(ev.t, e.reason, ev.to_dict(), e.rule, ev.line)]
         self.seq += 1
-        return out
+        return [*early, *ruled] if early else list(ruled)
 
     def check(self, ev: Event) -> str | None:
         """Why ``ev`` cannot happen now, or None if it can. Does not change the state."""
