@@ -47,7 +47,6 @@ from engine.verdicts import Impossible, Output
 
 _RANK: dict[str, str] = {c: c[:-1] for c in STANDARD_DECK}
 #: lines that may trail the deciding snap at a real table (G-3)
-_LATE_TYPES = frozenset({"call", "slap", "take"})
 #: ``pending`` value for piles carried to the Snap Pot: any player may be seen moving them
 ANYONE = "*"
 
@@ -204,16 +203,6 @@ class SnapReferee(Referee):
         return self._retop(p, ro, None)
 
     # ------------------------------------------------------------------ events
-    def push(self, ev: Event) -> list[Output]:
-        """As :meth:`Referee.push`, except that a late call, slap or take whose arrival closes the deciding
-        race is ruled after that race: it is one of G-3's late hands, not a line after the end."""
-        if (ev.t > self.due_t and ev.type in _LATE_TYPES and self.outcome is None
-                and self.generic_check(ev) is None):
-            out = self.advance(ev.t)
-            self.t = ev.t
-            return out + Referee.push(self, ev)
-        return Referee.push(self, ev)
-
     def apply(self, ev: Event) -> list[Output]:
         kind = ev.type
         if kind == "card":
