@@ -23,6 +23,8 @@ usage: tablecam MODE [ARGS] [key=value ...]
 modes:
   replay LOG.jsonl|-  [--say]        referee a game log; verdicts as JSON Lines (or sentences) on stdout
   simulate game=G players=N seed=S   play a whole random legal game; write the log a perfect camera makes
+  synth out=DIR images=N imgsz=640 seed=S faces=builtin|FOLDER workers=N
+                                     write a synthetic YOLO dataset of card-table scenes (detector training)
   eval-detector FOLDER detections=F  score detections against FOLDER/labels.json (recall, precision, confusions)
   help                               this text
 
@@ -168,6 +170,28 @@ def cmd_eval_detector(args: list[str]) -> int:
     return 0
 
 
+def cmd_synth(args: list[str]) -> int:
+    """Write (or reuse) a synthetic YOLO dataset; prints the path of its data.yaml."""
+    from models.dataset import generate
+
+    cfg, pos = parse_args("synth", args)
+    if pos:
+        raise ConfigError(f"synth takes only key=value settings, not {pos[0]!r}")
+    for key in ("images", "imgsz", "seed"):
+        if isinstance(cfg[key], bool) or not isinstance(cfg[key], int):
+            raise ConfigError(f"{key}={cfg[key]!r} must be a whole number")
+    workers = cfg["workers"]
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ConfigError(f"workers={workers!r} must be a positive whole number (default: all cores)")
+    try:
+        data = generate(str(cfg["out"]), cfg["images"], imgsz=cfg["imgsz"], seed=cfg["seed"],
+                        val_fraction=float(cfg["val_fraction"]), faces=str(cfg["faces"]), workers=workers)
+    except (ValueError, FileNotFoundError) as e:
+        raise ConfigError(str(e)) from None
+    print(data)
+    return 0
+
+
 def cmd_help(args: list[str]) -> int:
     print(USAGE.format(games=", ".join(GAMES)), end="")
     return 0
@@ -177,6 +201,7 @@ MODES: dict[str, Callable[[list[str]], int]] = {
     "replay": cmd_replay,
     "simulate": cmd_simulate,
     "eval-detector": cmd_eval_detector,
+    "synth": cmd_synth,
     "help": cmd_help,
 }
 

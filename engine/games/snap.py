@@ -46,7 +46,6 @@ from engine.referee import Referee
 from engine.verdicts import Impossible, Output
 
 _RANK: dict[str, str] = {c: c[:-1] for c in STANDARD_DECK}
-#: lines that may trail the deciding snap at a real table (G-3)
 #: ``pending`` value for piles carried to the Snap Pot: any player may be seen moving them
 ANYONE = "*"
 
