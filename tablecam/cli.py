@@ -26,6 +26,9 @@ modes:
   synth out=DIR images=N imgsz=640 seed=S faces=builtin|FOLDER workers=N
                                      write a synthetic YOLO dataset of card-table scenes (detector training)
   eval-detector FOLDER detections=F  score detections against FOLDER/labels.json (recall, precision, confusions)
+  markers out=sheet.png              write the printable sheet of table-corner markers
+  calibrate IMAGE|VIDEO game=G players=A,B out=layout.yaml
+                                     table zones and seats from the markers in a frame
   help                               this text
 
 games: {games}
@@ -192,6 +195,72 @@ def cmd_synth(args: list[str]) -> int:
     return 0
 
 
+def cmd_markers(args: list[str]) -> int:
+    """Write the printable marker sheet."""
+    from calibration.markers import write_sheet
+
+    cfg, pos = parse_args("markers", args)
+    if pos:
+        raise ConfigError(f"markers takes only key=value settings, not {pos[0]!r}")
+    path = write_sheet(cfg["out"], marker_mm=float(cfg["marker_mm"]))
+    print(f"{path}: print at 100 % on A4, cut out the four markers and lay them at the corners of the play area")
+    return 0
+
+
+def _first_frame_with_markers(source: str, max_frames: int = 300) -> Any:
+    """An image file's pixels, or the first frame of a video in which all four markers are seen."""
+    import cv2
+
+    from calibration.markers import detect_markers
+
+    frame = cv2.imread(source, cv2.IMREAD_COLOR)
+    if frame is not None:
+        return frame
+    cap = cv2.VideoCapture(source)
+    if not cap.isOpened():
+        raise ConfigError(f"{source}: cannot open it as an image or a video")
+    first = None
+    try:
+        for _ in range(max_frames):
+            ok, frame = cap.read()
+            if not ok:
+                break
+            first = frame if first is None else first
+            if len(detect_markers(frame)) >= 4:
+                return frame
+    finally:
+        cap.release()
+    if first is None:
+        raise ConfigError(f"{source}: no frame could be read")
+    return first  # the marker search on it names the corners that are missing
+
+
+def cmd_calibrate(args: list[str]) -> int:
+    """Build a table layout (zones, seats, homography) from the corner markers seen in an image or video."""
+    from calibration.layout import LayoutError
+    from calibration.markers import layout_from_markers, marker_sizes_mm, parse_table_mm
+
+    cfg, pos = parse_args("calibrate", args)
+    if len(pos) != 1:
+        _eprint("usage: tablecam calibrate IMAGE|VIDEO game=G players=A,B [table=800x600] [out=layout.yaml]")
+        return 2
+    players = _players_arg(cfg["players"])
+    if isinstance(players, int):
+        raise ConfigError("players= needs names, clockwise from the near edge, e.g. players=Ann,Bob")
+    frame = _first_frame_with_markers(pos[0])
+    table = parse_table_mm(cfg["table"])
+    try:
+        layout = layout_from_markers(frame, str(cfg["game"]), players, table, image_name=pos[0])
+    except LayoutError as e:
+        _eprint(f"tablecam calibrate: {e}")
+        return 2
+    layout.save(cfg["out"])
+    sizes = marker_sizes_mm(frame, layout)
+    print(f"{cfg['out']}: {cfg['game']} layout for {', '.join(players)}; zones {', '.join(layout.zones)}; markers "
+          f"measure {', '.join(f'{m}: {s:.0f}' for m, s in sorted(sizes.items()))} mm on the table")
+    return 0
+
+
 def cmd_help(args: list[str]) -> int:
     print(USAGE.format(games=", ".join(GAMES)), end="")
     return 0
@@ -201,6 +270,8 @@ MODES: dict[str, Callable[[list[str]], int]] = {
     "replay": cmd_replay,
     "simulate": cmd_simulate,
     "eval-detector": cmd_eval_detector,
+    "markers": cmd_markers,
+    "calibrate": cmd_calibrate,
     "synth": cmd_synth,
     "help": cmd_help,
 }
