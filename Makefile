@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 .PHONY: setup demo test bench clean examples
 
 $(BIN)/tablecam: pyproject.toml
+	bash tools/system-packages.sh
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
