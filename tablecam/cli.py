@@ -14,7 +14,7 @@ from engine.events import GAMES, GameHeader, dumps
 from engine.games import new_referee
 from engine.referee import GameSetupError, Referee
 from engine.verdicts import Output, Verdict
-from tablecam.config import ConfigError, parse_args
+from tablecam.config import ConfigError, parse_args, whole_number
 from tablecam.gamelog import LogWriter, open_log, read_lines
 
 USAGE = """\
@@ -130,9 +130,7 @@ def cmd_simulate(args: list[str]) -> int:
     cfg, pos = parse_args("simulate", args)
     if pos:
         raise ConfigError(f"simulate takes only key=value settings, not {pos[0]!r}")
-    seed = cfg["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError(f"seed={seed!r} must be a whole number")
+    seed = whole_number(cfg, "seed")
     header, events = simulate(str(cfg["game"]), _players_arg(cfg["players"]), seed, dict(cfg["variants"] or {}),
                               cfg["dealer"])
     header.extra["seed"] = seed  # the log says how to make it again
@@ -181,11 +179,8 @@ def cmd_synth(args: list[str]) -> int:
     if pos:
         raise ConfigError(f"synth takes only key=value settings, not {pos[0]!r}")
     for key in ("images", "imgsz", "seed"):
-        if isinstance(cfg[key], bool) or not isinstance(cfg[key], int):
-            raise ConfigError(f"{key}={cfg[key]!r} must be a whole number")
-    workers = cfg["workers"]
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ConfigError(f"workers={workers!r} must be a positive whole number (default: all cores)")
+        whole_number(cfg, key)
+    workers = None if cfg["workers"] is None else whole_number(cfg, "workers", minimum=1)
     try:
         data = generate(str(cfg["out"]), cfg["images"], imgsz=cfg["imgsz"], seed=cfg["seed"],
                         val_fraction=float(cfg["val_fraction"]), faces=str(cfg["faces"]), workers=workers)

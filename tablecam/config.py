@@ -62,3 +62,12 @@ def parse_args(mode: str, args: list[str]) -> tuple[dict[str, Any], list[str]]:
         else:
             cfg[top] = parse_value(raw)
     return cfg, positional
+
+
+def whole_number(cfg: dict[str, Any], key: str, minimum: int | None = None) -> int:
+    """``cfg[key]`` as an int (YAML parsing made it one), or a :class:`ConfigError` naming the key."""
+    value = cfg[key]
+    if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
+        bound = f" >= {minimum}" if minimum is not None else ""
+        raise ConfigError(f"{key}={value!r} must be a whole number{bound}")
+    return value
