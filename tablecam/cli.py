@@ -26,6 +26,8 @@ modes:
   synth out=DIR images=N imgsz=640 seed=S faces=builtin|FOLDER workers=N
                                      write a synthetic YOLO dataset of card-table scenes (detector training)
   eval-detector FOLDER detections=F  score detections against FOLDER/labels.json (recall, precision, confusions)
+  train images=N epochs=E imgsz=640 model=yolo11n device=cpu|0
+                                     train the card detector on synthetic scenes; exports ONNX, writes a model card
   markers out=sheet.png              write the printable sheet of table-corner markers
   calibrate IMAGE|VIDEO game=G players=A,B out=layout.yaml
                                      table zones and seats from the markers in a frame
@@ -190,6 +192,30 @@ def cmd_synth(args: list[str]) -> int:
     return 0
 
 
+def cmd_train(args: list[str]) -> int:
+    """Train the detector (ultralytics, from scratch, offline) and export it to ONNX with metrics and a card."""
+    from models.train import MissingDependency, train
+
+    cfg, pos = parse_args("train", args)
+    if pos:
+        raise ConfigError(f"train takes only key=value settings, not {pos[0]!r}")
+    for key in ("images", "epochs", "imgsz", "batch"):
+        whole_number(cfg, key, minimum=1)
+    workers = None if cfg["workers"] is None else whole_number(cfg, "workers", minimum=1)
+    try:
+        result = train(cfg["data"], images=cfg["images"], epochs=cfg["epochs"], imgsz=cfg["imgsz"],
+                       model=str(cfg["model"]), device=cfg["device"], batch=cfg["batch"], workers=workers,
+                       out=cfg["out"], seed=whole_number(cfg, "seed"), faces=str(cfg["faces"]),
+                       data_dir=cfg["data_dir"])
+    except (ValueError, FileNotFoundError, MissingDependency) as e:
+        raise ConfigError(str(e)) from None
+    print(f"weights: {result.pt}\nonnx: {result.onnx}\nmodel card: {result.out / 'MODEL_CARD.md'}")
+    for group, v in result.metrics["val"].items():
+        if v["mAP50-95"] is not None:
+            print(f"synthetic val {group}: mAP50 {v['mAP50']:.3f}, mAP50-95 {v['mAP50-95']:.3f}")
+    return 0
+
+
 def cmd_markers(args: list[str]) -> int:
     """Write the printable marker sheet."""
     from calibration.markers import write_sheet
@@ -265,6 +291,7 @@ MODES: dict[str, Callable[[list[str]], int]] = {
     "replay": cmd_replay,
     "simulate": cmd_simulate,
     "eval-detector": cmd_eval_detector,
+    "train": cmd_train,
     "markers": cmd_markers,
     "calibrate": cmd_calibrate,
     "synth": cmd_synth,
