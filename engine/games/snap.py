@@ -308,6 +308,10 @@ class SnapReferee(Referee):
             if self._pot_match() and not self.pot_void:
                 return self._false(p, "SN-4", f"No snap, {p}: call Snap Pot for the pot.")
             return self._false_plain(p)
+        return self._pot_claim(ev, p, spoken=True)
+
+    def _pot_claim(self, ev: Event, p: str, spoken: bool) -> list[Output]:
+        """SN-4: a "Snap Pot" call, or a slap on the pot, by an active player: the pot, or a false claim."""
         if self.pot_void:
             return []
         if self._pot_match():
@@ -316,7 +320,7 @@ class SnapReferee(Referee):
             return []  # G-3
         if self.pot_covered:
             return self._false(p, "SN-5", f"No Snap Pot, {p}: that card is covered.")
-        if self._snap_exists():
+        if spoken and self._snap_exists():
             return self._false(p, "SN-4", f"No Snap Pot, {p}: those piles match each other, not the pot.")
         return self._false(p, "SN-6", f"No Snap Pot, {p}.")
 
@@ -332,15 +336,9 @@ class SnapReferee(Referee):
                 if "pot" in self.pending:
                     return []  # G-3: the pot was just won and is still on the table
                 raise Impossible("a slap on the pot, but there is no pot", "SN-4")
-            if p not in self.active or self.pot_void:
+            if p not in self.active:
                 return []
-            if self._pot_match():
-                return self._claim("pot", ev, p)
-            if self.after_win:
-                return []  # G-3
-            if self.pot_covered:
-                return self._false(p, "SN-5", f"No Snap Pot, {p}: that card is covered.")
-            return self._false(p, "SN-6", f"No Snap Pot, {p}.")
+            return self._pot_claim(ev, p, spoken=False)
         x = zone[5:]
         pile = self.piles.get(x)
         if pile is None:
