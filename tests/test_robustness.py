@@ -96,10 +96,15 @@ def test_replay_cli_survives_garbage_and_torn_lines(tmp_path_factory: pytest.Tem
     lines = [json.dumps(header.to_dict())] + [json.dumps(e.to_dict()) for e in events]
     garbage = ['{"t":', "not json", "[1,2]", '{"t":1,"type":"card"}', '{"t":1e999,"type":"slap"}', "\x00\x01",
                '{"t":3,"type":"card","zone":"center","card":"ZZ"}', '{"t":2,"type":"game","game":"snap"}']
+    is_garbage = [False] * len(lines)
     for g in rng.sample(garbage, 3):
-        lines.insert(rng.randrange(1, len(lines) + 1), g)
+        i = rng.randrange(1, len(lines) + 1)
+        lines.insert(i, g)
+        is_garbage.insert(i, True)
     text = "\n".join(lines)
-    text = text[: rng.randrange(len(text) // 2, len(text) + 1)]  # maybe a torn last line
+    last = max(i for i, bad in enumerate(is_garbage) if bad)
+    garbage_end = sum(len(line) + 1 for line in lines[: last + 1])  # through the newline after it
+    text = text[: rng.randrange(min(garbage_end, len(text)), len(text) + 1)]  # garbage kept; maybe a torn end
     path = tmp / "log.jsonl"
     path.write_text(text, encoding="utf-8")
     assert main(["replay", str(path)]) == 1
