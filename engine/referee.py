@@ -88,6 +88,10 @@ def resolve_variants(game: str, spec: dict[str, tuple[Any, ...]], given: dict[st
     return out
 
 
+#: valid zone names per referee class and seating (a replay or a test suite builds many referees)
+_ZONES_CACHE: dict[tuple[type, tuple[str, ...]], frozenset[str]] = {}
+
+
 @dataclass
 class Referee:
     """Base of every game's referee; subclasses are dataclasses adding their own state fields.
@@ -118,7 +122,13 @@ class Referee:
         self.players = tuple(self.header.players)
         self.variants = resolve_variants(self.game, self.VARIANTS, self.header.variants)
         self.t = self.header.t
-        self.zones = frozenset(z for z in self._zone_names() if z.split(":")[0] in self.ZONE_KINDS)
+        key = (type(self), self.players)
+        zones = _ZONES_CACHE.get(key)
+        if zones is None:
+            zones = frozenset(z for z in self._zone_names() if z.split(":")[0] in self.ZONE_KINDS)
+            if len(_ZONES_CACHE) < 256:
+                _ZONES_CACHE[key] = zones
+        self.zones = zones
         self.setup()
 
     def _zone_names(self) -> list[str]:
@@ -204,7 +214,7 @@ class Referee:
         if (ev.type not in self.EVENT_TYPES or (ev.player is not None and ev.player not in self.players)
                 or (ev.zone is not None and ev.zone not in self.zones)):
             return [Anomaly(ev.t, self.generic_check(ev) or "not valid here", ev.to_dict(), None, ev.line)]
-        early: list[Output] = []
+        early: list[Output] | None = None
         if ev.t > self.t:
             early = self.advance(ev.t)
             self.t = ev.t
@@ -216,9 +226,10 @@ class Referee:
         try:
             ruled = self.apply(ev)
         except Impossible as e:
-            return [*early, Anomaly(ev.t, e.reason, ev.to_dict(), e.rule, ev.line)]
+            return [*(early or ()), Anomaly(ev.t, e.reason, ev.to_dict(), e.rule, ev.line)]
         self.seq += 1
-        return [*early, *ruled] if early else list(ruled)
+        # a game's apply returns a list of its own making: it is handed on, not copied
+        return [*early, *ruled] if early else ruled
 
     def check(self, ev: Event) -> str | None:
         """Why ``ev`` cannot happen now, or None if it can. Does not change the state."""
