@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import ALL_CARDS, RANK_VALUE, SUITS
+from engine.cards import ALL_CARDS, RANK_VALUE
 
 GAMES: tuple[str, ...] = ("snap", "slapjack", "speed", "spit", "cheat", "paijie")
 
@@ -243,9 +243,3 @@ def parse_line(text: str, line: int | None = None) -> GameHeader | Event | None:
 def dumps(obj: dict[str, Any]) -> str:
     """One compact JSON line (no newline), non-ASCII kept readable."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def suit_row(suit_letter: str) -> str:
-    """Zone name of a Pai Jie suit row."""
-    assert suit_letter in SUITS
-    return f"row:{suit_letter}"

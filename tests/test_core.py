@@ -125,3 +125,19 @@ def test_wrong_json_types_are_format_errors_not_crashes(field: str, value: objec
     base = {"t": 1, "type": "claim", "player": "A", "count": 1, "rank": "A", "zone": "center", "card": "AS"}
     with pytest.raises(LogFormatError):
         parse_event({**base, field: value})
+
+
+def test_check_says_why_without_changing_the_state() -> None:
+    """Legality apart from application (python-chess style): ``check`` answers, ``push`` applies."""
+    from engine.games import new_referee
+
+    ref = new_referee(parse_header({"type": "game", "game": "slapjack", "players": ["A", "B"], "dealer": "B"}))
+    before = ref.copy()
+    ok = parse_event({"t": 1.0, "type": "card", "zone": "center", "card": "5H", "player": "A"})
+    empty_slap = parse_event({"t": 1.0, "type": "slap", "zone": "center", "player": "B"})
+    assert ref.check(ok) is None
+    assert ref.check(empty_slap) is not None
+    assert ref.check(parse_event({"t": 1.0, "type": "card", "zone": "pot", "card": "5H"})) is not None
+    assert ref == before
+    ref.push(ok)
+    assert ref.check(ok) is not None  # the same card cannot be turned twice
