@@ -29,7 +29,7 @@ import numpy as np
 from models.classes import CLASSES
 from models.scenes import FaceSet, make_scene
 
-RECIPE_VERSION = 1  # bump when scenes change in a way that makes old datasets stale
+RECIPE_VERSION = 2  # bump when scenes change so that old datasets are stale (2: cards were mirrored)
 JPEG_QUALITY = 95
 _ASPECTS = ((4, 3), (16, 9), (1, 1))  # webcam frames, wide webcams, square crops
 _ASPECT_P = (0.6, 0.25, 0.15)
@@ -46,11 +46,17 @@ def image_size(rng: np.random.Generator, imgsz: int) -> tuple[int, int]:
     return imgsz, max(2, round(imgsz * ah / aw / 2) * 2)
 
 
-def make_item(i: int, seed: int, imgsz: int, faces: FaceSet) -> tuple[np.ndarray, list, int]:
+def is_closeup(i: int, closeup: float) -> bool:
+    """Whether image ``i`` is a close-up (a zone crop's view), spread evenly by index like :func:`is_val`."""
+    return int((i + 1) * closeup + 0.5) > int(i * closeup + 0.5)
+
+
+def make_item(i: int, seed: int, imgsz: int, faces: FaceSet, closeup: float = 0.0) -> tuple[np.ndarray, list, int]:
     """Image ``i`` of the dataset with seed ``seed``, its labels and the JPEG quality to save it at (the scene's
     simulated webcam compression, applied once, when writing); depends on nothing else."""
     rng = np.random.default_rng([seed, i])
-    img, labels, info = make_scene(rng, faces, image_size(rng, imgsz), return_info=True, jpeg=False)
+    img, labels, info = make_scene(rng, faces, image_size(rng, imgsz), return_info=True, jpeg=False,
+                                   closeup=is_closeup(i, closeup))
     return img, labels, info.jpeg_quality or JPEG_QUALITY
 
 
@@ -73,13 +79,14 @@ def _write_item(out: Path, i: int, split: str, img: np.ndarray, labels: list, qu
 _W: dict[str, Any] = {}
 
 
-def _init_worker(faces: str, out: str, seed: int, imgsz: int, val_fraction: float) -> None:
+def _init_worker(faces: str, out: str, seed: int, imgsz: int, val_fraction: float, closeup: float = 0.0) -> None:
     cv2.setNumThreads(1)  # one process per core already; threads inside each would only fight
-    _W.update(faces=FaceSet(faces), out=Path(out), seed=seed, imgsz=imgsz, val_fraction=val_fraction)
+    _W.update(faces=FaceSet(faces), out=Path(out), seed=seed, imgsz=imgsz, val_fraction=val_fraction,
+              closeup=closeup)
 
 
 def _work(i: int) -> int:
-    img, labels, quality = make_item(i, _W["seed"], _W["imgsz"], _W["faces"])
+    img, labels, quality = make_item(i, _W["seed"], _W["imgsz"], _W["faces"], _W["closeup"])
     _write_item(_W["out"], i, "val" if is_val(i, _W["val_fraction"]) else "train", img, labels, quality)
     return i
 
@@ -130,9 +137,11 @@ def _clear(out: Path) -> None:
 
 
 def generate(out_dir: str | Path, images: int, imgsz: int = 640, seed: int = 0, val_fraction: float = 0.1,
-             faces: str | Path = "builtin", workers: int | None = None, progress: bool = True) -> Path:
+             faces: str | Path = "builtin", workers: int | None = None, progress: bool = True,
+             closeup: float = 0.0) -> Path:
     """Write (or finish, or reuse) the dataset and return its ``data.yaml``.
 
+    ``closeup``: the share of images seen from 16-40 cm (zone crops, as the audit detects on), the rest 40-120 cm.
     ``workers`` defaults to all cores; ``workers=1`` runs in this process (no pool)."""
     if images < 1:
         raise ValueError("images must be at least 1")
@@ -140,11 +149,15 @@ def generate(out_dir: str | Path, images: int, imgsz: int = 640, seed: int = 0, 
         raise ValueError("val_fraction must be in [0, 1)")
     if imgsz < 32:
         raise ValueError("imgsz must be at least 32")
+    if not 0 <= closeup <= 1:
+        raise ValueError("closeup must be in [0, 1]")
     out = Path(out_dir).resolve()
     faces = str(faces)
     FaceSet(faces)  # fail early on a bad folder, before any worker starts
     recipe = {"version": RECIPE_VERSION, "images": int(images), "imgsz": int(imgsz), "seed": int(seed),
               "val_fraction": float(val_fraction), "faces": _faces_id(faces)}
+    if closeup:
+        recipe["closeup"] = float(closeup)  # absent when 0, so datasets made before the option stay reusable
     rpath = out / "recipe.json"
     data_yaml = out / "data.yaml"
     old = None
@@ -167,7 +180,7 @@ def generate(out_dir: str | Path, images: int, imgsz: int = 640, seed: int = 0, 
             if not _paths(out, i, "val" if is_val(i, val_fraction) else "train")[0].is_file()]
     bar = Progress(len(todo), enabled=progress)
     workers = max(1, int(workers or os.cpu_count() or 1))
-    init_args = (faces, str(out), int(seed), int(imgsz), float(val_fraction))
+    init_args = (faces, str(out), int(seed), int(imgsz), float(val_fraction), float(closeup))
     t0 = time.perf_counter()
     if workers == 1 or len(todo) <= 1:
         _init_worker(*init_args)

@@ -144,6 +144,13 @@ def random_camera(rng: np.random.Generator, size: tuple[int, int]) -> Camera:
     return make_camera(size, height, tilt, roll, rng.uniform(50, 78))
 
 
+def closeup_camera(rng: np.random.Generator, size: tuple[int, int]) -> Camera:
+    """A camera 16-40 cm above the table, 0-30 degrees tilt: what a crop of one pile's zone out of a webcam frame
+    looks like (the audit detects on such crops so cards are seen large)."""
+    height = rng.uniform(16, 40)
+    return make_camera(size, height, 30 * rng.random() ** 1.5, rng.uniform(0, 360), rng.uniform(50, 78))
+
+
 def make_camera(size: tuple[int, int], height: float, tilt: float = 0.0, roll: float = 0.0,
                 hfov: float = 65.0) -> Camera:
     """Camera ``height`` cm above the table, tilted ``tilt`` degrees, whose optical axis meets the table at (0, 0)."""
@@ -281,6 +288,12 @@ class Placed:
     y: float
     angle: float
     lift: float = 0.0  # cm above the table (a card held or a thick stack): scales it slightly
+
+
+#: An image's corners (top-left, top-right, bottom-right, bottom-left) on the table, in units of half its size.
+#: The table's y axis points AWAY from the viewer of the image (right-handed, z up), so an image's top edge is
+#: at +y: listing them as (-1, -1) first would lay every card down mirrored (a mirrored 7 is not a card).
+UPRIGHT_CORNERS = np.array([[-1.0, 1.0], [1.0, 1.0], [1.0, -1.0], [-1.0, -1.0]])
 
 
 def _rot(a: float) -> np.ndarray:
@@ -431,7 +444,7 @@ def _draw_distractor(rng: np.random.Generator, cam: Camera, canvas: np.ndarray, 
     W, H = cam.size
     c = cam.to_table(np.array([[rng.uniform(0, W), rng.uniform(0, H)]]))[0]
     ang = rng.uniform(0, 360)
-    local = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * (size_cm[0] / 2, size_cm[1] / 2)
+    local = UPRIGHT_CORNERS * (size_cm[0] / 2, size_cm[1] / 2)
     quad = cam.to_image(local @ _rot(ang).T + c)
     Hm = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad.astype(np.float32))
     _composite(canvas, idbuf, rgba, Hm, 0, shadow)
@@ -601,17 +614,18 @@ def _as_generator(rng: np.random.Generator | random.Random | int) -> np.random.G
 
 def make_scene(rng: np.random.Generator | random.Random | int, faces: str | Path | FaceSet = "builtin",
                size: tuple[int, int] = (640, 480), return_info: bool = False,
-               hands: int | None = None, jpeg: bool = True) -> Any:
+               hands: int | None = None, jpeg: bool = True, closeup: bool = False) -> Any:
     """One webcam frame of a card table and its YOLO labels ``[(class, cx, cy, w, h), ...]`` (normalised).
 
     ``size`` is (width, height). ``faces``: ``"builtin"``, a folder of card images, or a :class:`FaceSet`
     (make one FaceSet and reuse it: a folder is read once). ``hands`` forces the number of hands (tests).
     ``jpeg=False`` skips the JPEG round trip; ``info.jpeg_quality`` then says at what quality to save it.
+    ``closeup``: a camera 16-40 cm above the table (a pile zone cropped out of a frame) instead of 40-120 cm.
     Returns ``(image RGB uint8, labels)``, or ``(image, labels, SceneInfo)`` with ``return_info`` (per-object
     visible masks, boxes and the label decisions)."""
     rng = _as_generator(rng)
     fs = faces if isinstance(faces, FaceSet) else FaceSet(faces)
-    cam = random_camera(rng, size)
+    cam = closeup_camera(rng, size) if closeup else random_camera(rng, size)
     deck = fs.deck(rng)
     codes = list(FACES)
     placed = _plan(rng, cam, codes)
@@ -645,7 +659,7 @@ def render_scene(rng: np.random.Generator, cam: Camera, deck: Deck, placed: list
     # object id in idbuf, code, card->image homography, image quad, index rects, card image (w, h)
     records: list[tuple[int, str, np.ndarray, np.ndarray, list[Rect], tuple[int, int]]] = []
     for i, pc in enumerate(placed, start=1):
-        local = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * (CARD_W / 2, CARD_H / 2)
+        local = UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2)
         corners = local @ _rot(pc.angle).T + (pc.x, pc.y)
         quad = cam.to_image(corners)
         if pc.lift:  # a thicker stack's top is nearer the camera: grow it about its centre

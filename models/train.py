@@ -240,7 +240,8 @@ def _count(folder: Path) -> int:
 def train(data: str | Path | None = None, *, images: int = 1000, epochs: int = 30, imgsz: int = 640,
           model: str = "yolo11n", device: str | int = "cpu", batch: int = 16, workers: int | None = None,
           out: str | Path = "out/train", seed: int = 0, faces: str | Path = "builtin", val_fraction: float = 0.1,
-          data_dir: str | Path | None = None, patience: int = 100, export: bool = True, verbose: bool = True,
+          data_dir: str | Path | None = None, closeup: float = 0.0, patience: int = 100, export: bool = True,
+          verbose: bool = True,
           **overrides: Any) -> TrainResult:
     """Train ``model`` (an ultralytics architecture name, built from its YAML) and export it; see the module doc.
 
@@ -267,7 +268,7 @@ def train(data: str | Path | None = None, *, images: int = 1000, epochs: int = 3
 
         ddir = Path(data_dir).resolve() if data_dir is not None else out / "data"
         data_yaml = generate(ddir, images, imgsz=imgsz, seed=seed, val_fraction=val_fraction, faces=faces,
-                             workers=max(1, workers), progress=verbose)
+                             workers=max(1, workers), progress=verbose, closeup=closeup)
     else:
         data_yaml = Path(data).resolve()
         if data_yaml.is_dir():

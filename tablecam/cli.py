@@ -185,7 +185,8 @@ def cmd_synth(args: list[str]) -> int:
     workers = None if cfg["workers"] is None else whole_number(cfg, "workers", minimum=1)
     try:
         data = generate(str(cfg["out"]), cfg["images"], imgsz=cfg["imgsz"], seed=cfg["seed"],
-                        val_fraction=float(cfg["val_fraction"]), faces=str(cfg["faces"]), workers=workers)
+                        val_fraction=float(cfg["val_fraction"]), faces=str(cfg["faces"]), workers=workers,
+                        closeup=float(cfg["closeup"]))
     except (ValueError, FileNotFoundError) as e:
         raise ConfigError(str(e)) from None
     print(data)
@@ -202,11 +203,16 @@ def cmd_train(args: list[str]) -> int:
     for key in ("images", "epochs", "imgsz", "batch"):
         whole_number(cfg, key, minimum=1)
     workers = None if cfg["workers"] is None else whole_number(cfg, "workers", minimum=1)
+    extra: dict = {"mosaic": float(cfg["mosaic"])}
+    if cfg["hours"] is not None:
+        if not isinstance(cfg["hours"], (int, float)) or isinstance(cfg["hours"], bool) or cfg["hours"] <= 0:
+            raise ConfigError(f"hours={cfg['hours']!r} must be a positive number")
+        extra["time"] = float(cfg["hours"])
     try:
         result = train(cfg["data"], images=cfg["images"], epochs=cfg["epochs"], imgsz=cfg["imgsz"],
                        model=str(cfg["model"]), device=cfg["device"], batch=cfg["batch"], workers=workers,
                        out=cfg["out"], seed=whole_number(cfg, "seed"), faces=str(cfg["faces"]),
-                       data_dir=cfg["data_dir"])
+                       data_dir=cfg["data_dir"], closeup=float(cfg["closeup"]), **extra)
     except (ValueError, FileNotFoundError, MissingDependency) as e:
         raise ConfigError(str(e)) from None
     print(f"weights: {result.pt}\nonnx: {result.onnx}\nmodel card: {result.out / 'MODEL_CARD.md'}")

@@ -24,9 +24,11 @@ def defaults() -> dict[str, dict[str, Any]]:
 def parse_value(text: str) -> Any:
     """YAML scalar parsing so ``seed=3`` is an int, ``say=true`` a bool, ``players=A,B`` stays a string."""
     try:
-        return yaml.safe_load(text) if text != "" else ""
+        value = yaml.safe_load(text) if text != "" else ""
     except yaml.YAMLError:
         return text
+    # YAML reads "-" as a list and "~" as null; on a command line they are a file name (stdout) and a path
+    return text if isinstance(value, list | dict) and not text.lstrip().startswith(("[", "{")) else value
 
 
 def parse_args(mode: str, args: list[str]) -> tuple[dict[str, Any], list[str]]:

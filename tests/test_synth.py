@@ -5,6 +5,7 @@ Fast on purpose (a few seconds): small images, few scenes. Nothing here needs ``
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -202,9 +203,9 @@ def _fixed(cover_both: bool, hand: bool = False) -> tuple:
     style = random_style(np.random.default_rng(0))
     style.four_index = False
     cam = make_camera((480, 360), height=40, tilt=10, roll=30, hfov=60)
-    placed = [Placed("7H", 0.0, 0.0, 0.0), Placed("back", -3.0, -4.3, 0.0)]
+    placed = [Placed("7H", 0.0, 0.0, 0.0), Placed("back", -3.0, 4.3, 0.0)]  # over the top-left index (+y: up)
     if cover_both:
-        placed.append(Placed("back", 3.0, 4.3, 0.0))
+        placed.append(Placed("back", 3.0, -4.3, 0.0))
     targets = [np.array([240.0, 180.0])] if hand else []
     return render_scene(np.random.default_rng(1), cam, Deck(style, {}), placed, targets)
 
@@ -301,3 +302,26 @@ def test_dataset_is_deterministic_and_reused(tmp_path) -> None:
     now = _read_layout(a)
     assert len([k for k in now if k.endswith(".jpg")]) == 4
     assert all(now[k] != first[k] for k in now if k.endswith(".jpg"))
+
+
+def test_cards_are_laid_face_up_not_mirrored() -> None:
+    """A card seen straight from above must look like its face, not its mirror image (a mirrored 7 is not a
+    card): compare the drawn card with the face and with the face flipped left-right."""
+    from models.scenes import FaceSet, Placed, make_camera, render_scene
+
+    rng = np.random.default_rng(3)
+    cam = make_camera((640, 480), 40, 0, 0)
+    deck = FaceSet("builtin").deck(rng)
+    for code in ("7H", "AS", "QD"):
+        img, _, info = render_scene(rng, cam, deck, [Placed(code, 0, 0, 0)], [], effects=False, distractors=False)
+        ys, xs = np.nonzero(info.objects[0].mask)
+        drawn = cv2.cvtColor(img[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1], cv2.COLOR_RGB2GRAY)
+        face = cv2.cvtColor(deck.image(code, 400)[..., :3], cv2.COLOR_RGB2GRAY)
+        face = cv2.resize(face, drawn.shape[::-1], interpolation=cv2.INTER_AREA).astype(np.float32)
+        d = drawn.astype(np.float32)
+
+        def corr(a: np.ndarray, b: np.ndarray) -> float:
+            return float(np.corrcoef(a.ravel(), b.ravel())[0, 1])
+
+        assert corr(d, face) > 0.8, code
+        assert corr(d, face) > corr(d, np.fliplr(face)) + 0.04, code
