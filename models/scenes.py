@@ -456,15 +456,20 @@ def _skin(rng: np.random.Generator) -> np.ndarray:
     return _rand_color(rng, tones[rng.integers(len(tones))], 10)
 
 
-def _draw_hand(rng: np.random.Generator, cam: Camera, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _draw_hand(rng: np.random.Generator, cam: Camera, target: np.ndarray, start: np.ndarray | None = None,
+               blur: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Colour (float32) and coverage (float32 0..1) of a forearm + hand reaching from an image edge to ``target``.
 
-    Drawn in image space at the scale of the table there (hands are a little above it, so a bit larger)."""
+    Drawn in image space at the scale of the table there (hands are a little above it, so a bit larger).
+    ``start``: where the arm comes from (image px; default a random edge point). ``blur``: the hand's motion
+    during the exposure (dx, dy px; default: a random blur in 30 % of hands)."""
     W, H = cam.size
     ppc = cam.px_per_cm(cam.to_table(target[None])[0]) * rng.uniform(0.95, 1.2)
     edge = int(rng.integers(4))
     along = rng.uniform(0.1, 0.9)
-    start = np.array([[along * W, -0.1 * H], [W * 1.1, along * H], [along * W, H * 1.1], [-0.1 * W, along * H]][edge])
+    if start is None:
+        start = np.array([[along * W, -0.1 * H], [W * 1.1, along * H], [along * W, H * 1.1],
+                          [-0.1 * W, along * H]][edge])
     d = target - start
     d /= np.linalg.norm(d) + 1e-9
     nrm = np.array([-d[1], d[0]])
@@ -526,9 +531,17 @@ def _draw_hand(rng: np.random.Generator, cam: Camera, target: np.ndarray) -> tup
     dist = cv2.distanceTransform((cover > 0.5).astype(np.uint8), cv2.DIST_L2, 3)
     round_ = np.sqrt(np.clip(dist / (ppc * 2.2), 0, 1))
     color *= (rng.uniform(0.55, 0.75) + rng.uniform(0.25, 0.4) * round_)[..., None]
-    if rng.random() < 0.3:  # motion blur of a moving hand
+    random_blur = rng.random() < 0.3
+    if blur is not None:
+        bx, by = abs(blur[0]), abs(blur[1])
+        length = int(round(max(bx, by)))
+        ksize = (length, 1) if bx >= by else (1, length)
+    elif random_blur:  # motion blur of a moving hand
         length = int(rng.integers(5, 25))
         ksize = (length, 1) if rng.random() < 0.5 else (1, length)  # box blurs are cheap; h/v is enough
+    else:
+        length = 0
+    if length >= 2:
         color = cv2.blur(color * cover[..., None], ksize)
         cover = cv2.blur(cover, ksize)
         color = color / np.maximum(cover[..., None], 1e-3)

@@ -1,0 +1,109 @@
+"""The pile tracker: hysteresis, one-deck history, dating a card back to the frame it appeared (EVENTS.md
+``card``: the time a face-up card *became* the visible top)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.layout import Zone
+from models.detector import Detections
+from vision.tracking import PileTracker, zone_crop
+
+ZONE = Zone("center", np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]))
+FRAME = (640, 480)
+
+
+def dets(*items: tuple[str, float, tuple[float, float, float, float]]) -> Detections:
+    if not items:
+        return Detections()
+    names, confs, boxes = zip(*items, strict=True)
+    return Detections(np.array(boxes, np.float32), np.array(confs, np.float32), np.zeros(len(items), np.int64),
+                      np.array(names))
+
+
+def frame_with(card: bool, hand: bool = False) -> np.ndarray:
+    """A grey table; a white card (with a dark mark) in the zone; optionally a hand over part of it."""
+    img = np.full((480, 640, 3), 90, np.uint8)
+    if card:
+        img[150:260, 160:240] = 240
+        img[170:190, 170:190] = 20
+    if hand:
+        img[120:300, 120:330] = (120, 150, 200)
+    return img
+
+
+def test_crop_is_square_inside_the_frame_and_holds_the_zone() -> None:
+    x0, y0, x1, y1 = zone_crop(ZONE, FRAME)
+    assert x1 - x0 == y1 - y0 >= 320
+    assert x0 >= 0 and y0 >= 0 and x1 <= 640 and y1 <= 480
+    assert x0 <= 100 and y0 <= 100 and x1 >= 300 and y1 >= 300
+    edge = Zone("e", np.array([[560.0, 400.0], [640.0, 400.0], [640.0, 480.0], [560.0, 480.0]]))
+    ex0, ey0, ex1, ey1 = zone_crop(edge, FRAME)
+    assert ex1 == 640 and ey1 == 480 and ex1 - ex0 == 320
+
+
+def test_new_card_needs_two_runs_and_is_dated_back_to_its_first_frame() -> None:
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, retry=3)
+    box = (160.0, 150.0, 240.0, 260.0)
+    seen, runs = [], []
+    # frames 0-2: empty; 3-4: a hand lays the card; from 5 the card shows, the hand is gone
+    for i in range(14):
+        img = frame_with(card=i >= 3, hand=i in (3, 4))
+        t = i / 30
+        if not tr.remember(i, t, img):
+            continue
+        runs.append(i)
+        d = dets(("7H", 0.9, box)) if i >= 6 else dets()  # the detector misses it in frame 5
+        s = tr.update(i, t, d)
+        if s:
+            seen.append(s)
+    assert runs == [0, 3, 5, 8, 9, 12]  # changes, a still pile looked at again (retry), the confirming run
+    assert len(seen) == 1
+    s = seen[0]
+    assert s.card == "7H" and s.zone == "center"
+    assert s.frame == 9  # confirmed on the second run that saw it
+    assert abs(s.t - 5 / 30) < 1e-9  # but it showed (uncovered) from frame 5
+
+
+def test_a_single_flicker_is_not_a_card() -> None:
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1)
+    box = (160.0, 150.0, 240.0, 260.0)
+    img = frame_with(card=True)
+    out = []
+    for i in range(6):
+        tr.remember(i, i / 30, img)
+        out.append(tr.update(i, i / 30, dets(("7H", 0.9, box)) if i == 2 else dets(("8H", 0.9, box)) if i == 3
+                             else dets()))
+    assert not any(out)
+
+
+def test_low_confidence_and_outside_the_zone_are_ignored() -> None:
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1)
+    img = frame_with(card=True)
+    for i in range(4):
+        tr.remember(i, i / 30, img)
+        assert tr.update(i, i / 30, dets(("7H", 0.2, (160, 150, 240, 260)), ("9S", 0.9, (400, 300, 460, 380)))) \
+            is None
+
+
+def test_a_buried_card_peeking_out_is_not_played_again_until_the_pile_is_taken() -> None:
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1)
+    top, under = (160.0, 150.0, 240.0, 260.0), (150.0, 140.0, 230.0, 250.0)
+    img = frame_with(card=True)
+    cards = []
+    script = [("7H",)] * 2 + [("QC", "7H")] * 3 + [("QC",)] * 2 + [("QC", "7H")] * 2 + [()] * 3 + [("7H",)] * 2
+    for i, names in enumerate(script):
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, dets(*[(n, 0.9, top if k == 0 else under) for k, n in enumerate(names)]))
+        if s:
+            cards.append(s.card)
+    # 7H, then QC on it; 7H peeking out again is old; after the pile is seen empty, a 7H is a new card
+    assert cards == ["7H", "QC", "7H"]
+
+
+def test_unchanged_crop_is_not_detected_again() -> None:
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, retry=10)
+    img = frame_with(card=True)
+    runs = [tr.remember(i, i / 30, img) for i in range(5)]
+    assert runs == [True, False, False, False, False]
+    assert tr.remember(5, 5 / 30, frame_with(card=False))  # the pile changed: look again

@@ -1,0 +1,244 @@
+"""Slaps from the video (an arm shooting from a seat onto a pile) and their contact times, refined by audio.
+
+Video: for every pile and every player there is a *corridor*, a strip of table from the player's side of the
+pile, across the pile and a little past it. Each frame, the strip is sampled at a few millimetres' pitch
+(:func:`cv2.remap` on a quarter-size frame: cheap), compared with a background that learns only what stays
+still for ``absorb_s`` seconds, and its *reach* is measured: how far a run of changed pixels, unbroken from
+the strip's outer end (the seat's side: an arm comes from its owner), goes towards and over the pile.
+
+A slap is a reach that covers the pile's centre (a palm on the pile; a dealing hand lays its card and stops
+at the card's near edge) and then stops. The contact is the frame where it stopped, refined inside the frame
+by extrapolating the hand's last speed (an arm speeds up until it hits). One slap per arrival: the arm must
+leave the pile before it can slap again. Who: the corridor's player (the seat the arm comes from).
+
+Audio (:func:`fuse_audio`): the impact onset nearest each video contact, within the video's uncertainty, gives
+the contact to the millisecond (``vision.audio``). Two hands landing in the same frame, whose order the
+video cannot tell, are ordered by their onsets when the audio has two; otherwise they keep the video's
+uncertainty (``t_err``), and the referee (TM-3) says the tie cannot be resolved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout
+from vision.audio import Onset, impact_onsets, read_audio
+from vision.frames import VideoError, probe, read_video
+
+SCALE = 0.25  # the slap detector looks at a quarter-size frame
+
+
+@dataclass(frozen=True)
+class SlapSeen:
+    """A hand's contact with ``zone`` by ``player`` at ``t`` (seconds) ± ``t_err``; ``frame`` is the first
+    frame that shows it landed; ``source`` says what timed it."""
+
+    t: float
+    zone: str
+    player: str
+    t_err: float
+    frame: int
+    t_video: float
+    source: str = "video"
+    strength: float | None = None
+
+
+@dataclass
+class Corridor:
+    """The strip from ``player``'s side of ``zone`` across it: sample maps for cv2.remap (quarter-size frame)."""
+
+    zone: str
+    player: str
+    map_x: np.ndarray
+    map_y: np.ndarray
+    s_centre: int  # sample index (along) of the zone's centre
+    s_edge: int  # sample index where the zone begins (the seat's side)
+    pitch_mm: float
+    background: np.ndarray | None = None
+    still: np.ndarray | None = None
+    prev: np.ndarray | None = None
+    reach: list[float] = field(default_factory=list)  # recent reaches (samples)
+    front: list[float] = field(default_factory=list)  # recent leading edges of motion (samples)
+    times: list[float] = field(default_factory=list)
+    state: str = "idle"  # idle, arriving, on
+    entered: bool = False  # while arriving: the moving edge has crossed into the zone
+
+
+def _px_per_mm(layout: Layout, point: np.ndarray) -> float:
+    if layout.homography is None:
+        return 0.0
+    inv = np.linalg.inv(layout.homography)
+    p = np.array([point[0], point[1], 1.0]) @ layout.homography.T
+    q = p[:2] / p[2]
+    pts = np.array([[q[0], q[1], 1.0], [q[0] + 10, q[1], 1.0], [q[0], q[1] + 10, 1.0]]) @ inv.T
+    pts = pts[:, :2] / pts[:, 2:3]
+    return float((np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[2] - pts[0])) / 20)
+
+
+def make_corridors(layout: Layout, zones: list[str], out_mm: float = 330.0, past_mm: float = 90.0,
+                   width_mm: float = 130.0, pitch_mm: float = 8.0) -> list[Corridor]:
+    """One corridor per (zone, player): from ``out_mm`` on the player's side of the zone's centre to ``past_mm``
+    beyond it, ``width_mm`` wide. Without a table homography, sizes are taken from the zone's own size
+    (a pile zone is about a card and a half across)."""
+    out: list[Corridor] = []
+    for zname in zones:
+        zone = layout.zones[zname]
+        c = zone.polygon.mean(0)
+        ppm = _px_per_mm(layout, c) or (np.sqrt(zone.area) / 140.0)
+        for p in layout.players:
+            seat = layout.seats[p].reshape(-1, 2).mean(0)
+            u = seat - c
+            dist = float(np.linalg.norm(u))
+            u = u / (dist + 1e-9)
+            n = np.array([-u[1], u[0]])
+            outer = min(out_mm * ppm, dist)  # not past the seat
+            n_along = int((outer + past_mm * ppm) / (pitch_mm * ppm)) + 1
+            n_across = int(width_mm / pitch_mm) + 1
+            s = np.linspace(outer, -past_mm * ppm, n_along)  # distance from the centre towards the seat
+            a = np.linspace(-width_mm / 2 * ppm, width_mm / 2 * ppm, n_across)
+            pts = c[None, None, :] + s[:, None, None] * u[None, None, :] + a[None, :, None] * n[None, None, :]
+            pts = pts * SCALE
+            # the zone's edge on this side: the last sample (walking in) outside the polygon
+            axis = c[None, :] + s[:, None] * u[None, :]
+            inside = zone.contains(axis)
+            s_edge = int(np.argmax(inside)) if inside.any() else int(np.argmin(np.abs(s)))
+            s_centre = int(np.argmin(np.abs(s)))
+            out.append(Corridor(zname, p, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
+                                s_centre, s_edge, pitch_mm))
+    return out
+
+
+class SlapDetector:
+    """Feed every frame to :meth:`update`; it returns the slaps whose contact it has just seen."""
+
+    def __init__(self, layout: Layout, zones: list[str], fps: float, absorb_s: float = 2.5,
+                 threshold: float = 28.0, min_frac: float = 0.22, past_centre_mm: float = 15.0,
+                 motion: float = 12.0, min_step: float = 6.0) -> None:
+        self.corridors = make_corridors(layout, zones)
+        self.fps = fps
+        self.absorb = max(2, int(round(absorb_s * fps)))
+        self.threshold = threshold
+        self.min_frac = min_frac
+        self.past = past_centre_mm
+        self.motion = motion
+        # the leading edge is looked for up to this many rows past the zone's centre: farther on, what moves is
+        # more likely the fingers of a hand from the other side
+        self.own_rows = 5
+        self.min_step = min_step  # rows (pitch_mm each) the hand's edge covered in its last frame: a slap is fast
+        self.small: np.ndarray | None = None
+
+    def _reach(self, fg: np.ndarray) -> float:
+        """Samples from the outer end covered by an unbroken run of changed rows (one-row gaps bridged)."""
+        covered = fg.mean(axis=1) >= self.min_frac
+        if not covered[0] and not covered[1]:
+            return 0.0
+        gap = 0
+        last = 0
+        for i, ok in enumerate(covered):
+            if ok:
+                last, gap = i, 0
+            else:
+                gap += 1
+                if gap > 1:
+                    break
+        return float(last + 1)
+
+    def _front(self, moving: np.ndarray, reach: float) -> float:
+        """The farthest row (within the reach) where something moved since the last frame: a hand's leading
+        edge while it travels. -1 when nothing moves."""
+        rows = np.flatnonzero(moving[: int(reach)].mean(axis=1) >= self.min_frac)
+        return float(rows[-1] + 1) if rows.size else -1.0
+
+    def update(self, index: int, t: float, frame: np.ndarray) -> list[SlapSeen]:
+        H, W = frame.shape[:2]
+        self.small = cv2.resize(frame, (int(W * SCALE), int(H * SCALE)), interpolation=cv2.INTER_AREA)
+        found: list[SlapSeen] = []
+        for c in self.corridors:
+            strip = cv2.remap(self.small, c.map_x, c.map_y, cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
+            if c.background is None:
+                c.background, c.prev = strip.copy(), strip
+                c.still = np.zeros(strip.shape[:2], np.int32)
+            moving = np.abs(strip - c.prev).max(axis=2) > self.motion
+            c.still = np.where(moving, 0, c.still + 1)
+            learn = c.still >= self.absorb
+            c.background[learn] = strip[learn]
+            c.prev = strip
+            fg = np.abs(strip - c.background).max(axis=2) > self.threshold
+            r = self._reach(fg)
+            f = self._front(moving, min(r, c.s_centre + self.own_rows))
+            c.reach.append(r)
+            c.front.append(f)
+            c.times.append(t)
+            if len(c.reach) > 8:
+                del c.reach[0], c.front[0], c.times[0]
+            over = c.s_centre + self.past / c.pitch_mm
+            if c.state == "idle" and r >= over:
+                c.state, c.entered = "arriving", False
+            if c.state == "arriving" and c.entered and f <= c.front[-2] + 0.5:
+                # the leading edge stopped coming in: the contact was in the last frame where it advanced
+                seen = self._contact(c, index - 1)
+                if seen is not None:
+                    found.append(seen)
+                c.state = "on"
+            elif c.state == "arriving" and f >= c.s_edge:
+                c.entered = True
+            elif c.state in ("arriving", "on") and r < c.s_edge:
+                c.state = "idle"
+        return found
+
+    def _contact(self, c: Corridor, index: int) -> SlapSeen | None:
+        """Contact between the last frame in which the edge advanced and the frame before it (half a frame either
+        way). None when the edge did not come in over several frames (an arm that appeared at once: a hand
+        going back past a card just laid) or came in slowly (a hand laying a card down slows to a stop)."""
+        dt = 1.0 / self.fps
+        f, t = c.front[:-1], c.times[:-1]  # up to the last frame that moved
+        if len(f) < 3 or min(f[-3:]) < 0:
+            return None
+        steps = [b - a for a, b in zip(f[-4:], f[-3:], strict=False) if a >= 0]
+        if max(steps) < self.min_step:
+            return None
+        # the last advancing frame shows the hand's edge past the pile's centre, still travelling a frame's
+        # worth (an arm is fastest as it lands): the palm comes down before the next frame
+        est = t[-1] + dt / 2
+        return SlapSeen(est, c.zone, c.player, dt / 2, index, est)
+
+
+def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.06, after_s: float = 0.06,
+               ) -> list[SlapSeen]:
+    """Give each video slap the impact onset that timed it: the onsets within [t - before, t + after] of its
+    video contact, taken in time order by the slaps in their video order (so two hands in one frame take the
+    two onsets in order). A slap without an onset keeps its video time and uncertainty."""
+    out: list[SlapSeen] = []
+    used: set[int] = set()
+    times = np.array([o.t for o in onsets]) if onsets else np.zeros(0)
+    for s in sorted(slaps, key=lambda x: (x.t_video, x.frame)):
+        lo, hi = np.searchsorted(times, s.t_video - before_s), np.searchsorted(times, s.t_video + after_s)
+        pick = next((i for i in range(lo, hi) if i not in used), None)
+        if pick is None:
+            out.append(s)
+            continue
+        used.add(pick)
+        o = onsets[pick]
+        out.append(SlapSeen(o.t, s.zone, s.player, max(o.t_err, 0.0005), s.frame, s.t_video, "audio+video",
+                            o.strength))
+    return sorted(out, key=lambda x: x.t)
+
+
+def slaps_in_video(path: str, layout: Layout, zones: list[str], use_audio: bool = True) -> list[SlapSeen]:
+    """Every slap in a video file (video alone, then timed by its audio track when it has one and ``use_audio``).
+    For tests and benchmarks; the audit runs the same detector inside its single pass over the frames."""
+    det = SlapDetector(layout, zones, probe(path).fps or 30.0)
+    found: list[SlapSeen] = []
+    for fr in read_video(path):
+        found += det.update(fr.index, fr.t, fr.image)
+    if not use_audio:
+        return found
+    try:
+        samples, rate, t0 = read_audio(path)
+    except VideoError:
+        return found
+    return fuse_audio(found, impact_onsets(samples, rate, t0))
