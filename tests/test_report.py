@@ -1,0 +1,289 @@
+"""The audit report: slaps.csv round-trips, disputes are grouped as people would argue, and report.html is
+well-formed, complete, and renders to a non-blank page in a real browser."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from tablecam.report import AuditSummary, SlapRecord, disputed, render_report, write_report, write_slaps_csv
+
+PLAYERS = ["Alice", "Bob", "Cara"]
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+def slap(t: float, player: str, verdict: str, trigger_t: float | None = 1.0, card: str | None = "JH",
+         zone: str = "center", **kw) -> SlapRecord:
+    reaction = None if trigger_t is None else (t - trigger_t) * 1000
+    return SlapRecord(t=t, player=player, zone=zone, trigger_card=card if trigger_t is not None else None,
+                      trigger_t=trigger_t, reaction_ms=reaction, verdict=verdict,
+                      anticipated=kw.pop("anticipated", False), t_err=kw.pop("t_err", 0.004),
+                      source=kw.pop("source", "audio+video"), **kw)
+
+
+# ------------------------------------------------------------------------------------------------------------ CSV
+
+
+def test_csv_round_trip_formats_and_empties(tmp_path: Path) -> None:
+    rows = [slap(12.34567, "Alice", "slap_won", trigger_t=12.1, card="JH", t_err=0.0041),
+            slap(3.0, "Bob", "false_slap", trigger_t=None, zone="pile:Bob", source="video", anticipated=True)]
+    path = tmp_path / "slaps.csv"
+    write_slaps_csv(path, rows)
+    with open(path, newline="", encoding="utf-8") as f:
+        header = f.readline().strip()
+    assert header == "t,player,zone,trigger_card,trigger_t,reaction_ms,verdict,anticipated,t_err,source"
+    with open(path, newline="", encoding="utf-8") as f:
+        got = list(csv.DictReader(f))
+    assert got == [
+        {"t": "12.3457", "player": "Alice", "zone": "center", "trigger_card": "JH", "trigger_t": "12.1000",
+         "reaction_ms": "245.7", "verdict": "slap_won", "anticipated": "false", "t_err": "0.0041",
+         "source": "audio+video"},
+        {"t": "3.0000", "player": "Bob", "zone": "pile:Bob", "trigger_card": "", "trigger_t": "",
+         "reaction_ms": "", "verdict": "false_slap", "anticipated": "true", "t_err": "0.0040", "source": "video"},
+    ]
+
+
+def test_csv_with_no_slaps_is_just_the_header(tmp_path: Path) -> None:
+    path = tmp_path / "slaps.csv"
+    write_slaps_csv(path, [])
+    assert path.read_text(encoding="utf-8").splitlines() == [
+        "t,player,zone,trigger_card,trigger_t,reaction_ms,verdict,anticipated,t_err,source"]
+
+
+# ------------------------------------------------------------------------------------------------------- disputed
+
+
+def test_race_30ms_apart_is_one_group() -> None:
+    a, b = slap(1.250, "Alice", "slap_won"), slap(1.280, "Bob", "lost_race")
+    assert disputed([b, a]) == [[a, b]]
+
+
+def test_lone_false_slap_is_its_own_group_and_lone_win_is_none() -> None:
+    won = slap(1.3, "Alice", "slap_won")
+    false = slap(5.0, "Bob", "false_slap", trigger_t=4.2, card="7C")
+    assert disputed([won]) == []
+    assert disputed([false, won]) == [[false]]
+
+
+def test_race_needs_same_zone_same_card_and_half_a_second() -> None:
+    a = slap(1.30, "Alice", "slap_won")
+    other_zone = slap(1.32, "Bob", "late", zone="pile:Bob")
+    other_card = slap(1.34, "Cara", "late", trigger_t=1.2)
+    too_late = slap(1.85, "Bob", "late")
+    assert disputed([a, other_zone, other_card, too_late]) == []
+    tie = [slap(8.0, "Alice", "unresolved_tie", trigger_t=7.7), slap(8.01, "Cara", "unresolved_tie", trigger_t=7.7)]
+    fs = slap(2.0, "Cara", "false_slap", trigger_t=None)
+    assert disputed([*tie, fs, a]) == [[fs], tie]   # the tie is one race, not two lone ties; by time
+
+
+# --------------------------------------------------------------------------------------------------------- report
+
+
+class _Checker(HTMLParser):
+    """Collects what the tests look at and fails on tags that are closed out of order or never closed."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.imgs: list[str] = []
+        self.links: list[str] = []
+        self.text: list[str] = []
+        self.classes: dict[str, int] = {}
+        self.tags: dict[str, int] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        for c in (a.get("class") or "").split():
+            self.classes[c] = self.classes.get(c, 0) + 1
+        if tag == "img":
+            self.imgs.append(a.get("src") or "")
+        if tag == "a":
+            self.links.append(a.get("href") or "")
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.stack.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> but open: {self.stack[-3:]}")
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(html_text: str) -> _Checker:
+    p = _Checker()
+    p.feed(html_text)
+    p.close()
+    assert p.errors == [], p.errors[:5]
+    assert p.stack == [], f"never closed: {p.stack}"
+    return p
+
+
+def _frames(out: Path, t: float, label: str, colour: tuple[int, int, int]) -> tuple[list[str], list[float]]:
+    """Three small real JPEGs around a contact (solid colour with text), written with cv2 like the audit does."""
+    paths, times = [], []
+    for k, dt in enumerate((-0.033, 0.0, 0.033)):
+        img = np.full((90, 160, 3), colour, np.uint8)
+        cv2.putText(img, f"{label} {dt * 1000:+.0f}", (8, 52), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 2)
+        rel = f"frames/{label} {t:.3f}_{k}.jpg"   # a space in the name: the src must still resolve
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        assert cv2.imwrite(str(out / rel), img)
+        paths.append(rel)
+        times.append(round(t + dt, 3))
+    return paths, times
+
+
+def game_summary(out: Path, stopped: str | None = None) -> AuditSummary:
+    """3 players, 12 cards, 6 slaps with a race (Alice beats Bob by 30 ms) and a false slap with frames."""
+    deck = ["4S", "9D", "JH", "2C", "KD", "7H", "QS", "JC", "3D", "AS", "10H", "5C"]
+    cards = [(1.0 + 1.6 * i, "center", c) for i, c in enumerate(deck)]
+    t_jh, t_jc, t_kd = cards[2][0], cards[7][0], cards[4][0]
+    f_race, ft_race = _frames(out, t_jh + 0.31, "race", (40, 90, 160))
+    f_false, ft_false = _frames(out, t_kd + 0.5, "false", (40, 40, 170))
+    slaps = [
+        slap(t_jh + 0.310, "Alice", "slap_won", t_jh, "JH", frames=f_race, frame_times=ft_race),
+        slap(t_jh + 0.340, "Bob", "lost_race", t_jh, "JH", frames=f_race, frame_times=ft_race),
+        slap(t_kd + 0.500, "Cara", "false_slap", t_kd, "KD", frames=f_false, frame_times=ft_false),
+        slap(t_jc + 0.062, "Bob", "anticipated", t_jc, "JC", anticipated=True),
+        slap(t_jc + 0.280, "Cara", "slap_won", t_jc, "JC", source="video", t_err=0.017),
+        slap(t_jc + 0.950, "Alice", "late", t_jc, "JC"),
+    ]
+    verdicts = [
+        {"t": t_jh + 0.311, "type": "verdict", "kind": "slap_won", "rule": "SJ-3", "player": "Alice",
+         "say": "Alice takes the pile <by a hair>"},
+        {"t": t_kd + 0.501, "type": "verdict", "kind": "false_slap", "rule": "SJ-5", "player": "Cara",
+         "say": "Cara, false slap: burn a card"},
+        {"t": t_jc + 0.063, "type": "verdict", "kind": "anticipated", "rule": "TM-2", "player": "Bob",
+         "say": "Bob anticipated"},
+        {"t": t_jc + 0.281, "type": "verdict", "kind": "slap_won", "rule": "SJ-3", "player": "Cara",
+         "say": "Cara takes the pile"},
+    ]
+    return AuditSummary(video="/videos/friday night.mp4", game="slapjack", players=list(PLAYERS), width=1280,
+                        height=720, fps=30.0, frames=600, duration=20.0, cards=cards, verdicts=verdicts,
+                        slaps=slaps, stopped=stopped, model="models/cards-v3.onnx", seconds=8.0)
+
+
+def test_report_is_complete_well_formed_and_its_images_exist(tmp_path: Path) -> None:
+    stopped = "Video damaged at 19.8 s (frame 594): decoder error, audit stopped"
+    path = write_report(tmp_path, game_summary(tmp_path, stopped=stopped))
+    assert path == tmp_path / "report.html"
+    text = path.read_text(encoding="utf-8")
+    p = parse(text)
+    body = " ".join(p.text)
+    for name in PLAYERS:
+        assert name in body
+    assert "tablecam audit: friday night.mp4" in body
+    assert stopped in body and p.classes.get("banner") == 1
+    assert "2.5 x real time" in body                               # 20 s of video in 8 s
+    assert "<by a hair>" in body and "<by a hair>" not in text     # the say text, escaped
+    assert "Alice takes the pile" in body and "Cara, false slap: burn a card" in body
+    assert "30 ms" in body                                         # the race margin
+    assert "+33 ms" in body and "-33 ms" in body                   # frame captions relative to first contact
+    assert p.tags.get("svg", 0) >= 2 and p.tags.get("script", 0) == 0
+    # the JH race, the false slap, and Bob's anticipated slap vs Cara's win on JC (Alice's late one is not in it)
+    assert p.classes.get("dispute") == 3
+    assert len(p.imgs) == 6
+    for src in p.imgs:
+        assert not src.startswith(("/", "http")), src
+        assert (tmp_path / unquote(src)).is_file(), src
+    assert {"annotated.mp4", "slaps.csv", "game.jsonl"} <= set(p.links)
+    assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def test_report_without_banner_when_not_stopped(tmp_path: Path) -> None:
+    s = game_summary(tmp_path)
+    s.annotated = None
+    p = parse(render_report(s))
+    assert "banner" not in p.classes
+    assert "annotated.mp4" not in p.links
+
+
+def test_empty_game_still_makes_a_report(tmp_path: Path) -> None:
+    s = AuditSummary(video="empty.mp4", game="slapjack", players=["Ann", "Ben"], width=640, height=480, fps=25.0,
+                     frames=0, duration=0.0, cards=[], verdicts=[], slaps=[])
+    p = parse(write_report(tmp_path / "out", s).read_text(encoding="utf-8"))
+    body = " ".join(p.text)
+    assert "Ann" in body and "Ben" in body
+    assert "No slaps" in body and "No verdicts" in body and "No disputed slaps" in body
+    assert p.imgs == []
+
+
+def test_cards_but_no_slaps_draw_a_timeline(tmp_path: Path) -> None:
+    s = AuditSummary(video="cards.mp4", game="slapjack", players=["Ann"], width=640, height=480, fps=25.0,
+                     frames=250, duration=10.0, cards=[(1.0, "center", "JS"), (2.0, "center", "10D")],
+                     verdicts=[], slaps=[])
+    p = parse(render_report(s))
+    assert p.tags.get("svg") == 1 and "JS" in " ".join(p.text)
+
+
+def test_long_game_is_split_into_strips_and_draws_every_slap_once() -> None:
+    times = [0.5, 60.0, 90.0, 100.0, 120.0, 180.0, 249.0]   # some fall exactly on a strip boundary
+    slaps = [slap(t, "Ann", "false_slap", trigger_t=None) for t in times]
+    s = AuditSummary(video="long.mp4", game="slapjack", players=["Ann"], width=640, height=480, fps=25.0,
+                     frames=6250, duration=250.0, cards=[], verdicts=[], slaps=slaps)
+    text = render_report(s)
+    p = parse(text)
+    assert p.tags.get("svg", 0) >= 2                      # several timeline strips, no reaction plot (no cards)
+    assert text.count("Ann slapped") == len(times)       # each slap's marker exactly once
+
+
+# ----------------------------------------------------------------------------------------------------- screenshot
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def screenshot(html_path: Path, png: Path, width: int = 1280, height: int = 2400) -> None:
+    """Render a page with headless Chromium; skips without a browser, except in CI where it must run."""
+    exe = _chromium()
+    if exe is None:
+        msg = "no chromium/chromium-browser/google-chrome on PATH (tools/system-packages.sh installs it)"
+        if os.environ.get("TABLECAM_CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--disable-dev-shm-usage",
+           f"--user-data-dir={png.parent / 'chromium-profile'}", f"--window-size={width},{height}",
+           f"--screenshot={png}", html_path.resolve().as_uri()]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert png.is_file(), f"chromium made no screenshot (rc {r.returncode}): {r.stderr[-2000:]}"
+
+
+def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+    path = write_report(tmp_path, game_summary(tmp_path, stopped="Video damaged at 19.8 s: audit stopped"))
+    png = tmp_path / "report.png"
+    screenshot(path, png)
+    with Image.open(png) as im:
+        assert im.size == (1280, 2400)
+        a = np.asarray(im.convert("RGB")).astype(np.int16)
+    assert a.std() > 12, "the page is blank"
+    bg = a[5, 5]                                                   # page background in the corner
+    top = np.abs(a[:400] - bg).max(axis=2) > 40
+    assert top.sum() > 2000, "nothing drawn in the top 400 rows (title, summary, banner)"
+    red = (a[:400, :, 0] > 150) & (a[:400, :, 1] < 120) & (a[:400, :, 2] < 120)
+    assert red.sum() > 200, "the red stopped-banner is not visible near the top"
+    if os.environ.get("TABLECAM_KEEP_SCREENSHOT"):
+        shutil.copy(png, os.environ["TABLECAM_KEEP_SCREENSHOT"])
