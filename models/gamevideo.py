@@ -30,6 +30,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.markers import DEFAULT_TABLE_MM, layout_from_homography, table_layout
 from engine.events import Event, GameHeader, dumps
+from engine.replay import replay_to_end
 from engine.sim import simulate
 from models.scenes import (
     CARD_H,
@@ -74,6 +75,7 @@ class Motion:
     seed: int
     carry_until: float | None = None  # the face-down card carried ahead of the fingers until this time
     contact: float | None = None  # a slap's contact time
+    seat: np.ndarray | None = None  # where the arm comes from (the player's shoulder, behind the table's edge)
 
     @property
     def t0(self) -> float:
@@ -169,6 +171,7 @@ def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Sc
     seat = {p: _mm_to_cm(seg).mean(0) for p, seg in seats_mm.items()}
     centre = np.zeros(2)
     fwd = {p: (centre - s) / (np.linalg.norm(centre - s) + 1e-9) for p, s in seat.items()}
+    shoulder = {p: seat[p] - fwd[p] * 45.0 for p in header.players}  # where every arm of p's comes from
     stacks = {p: seat[p] + fwd[p] * 11.0 + np.r_[-fwd[p][1], fwd[p][0]] * 9.0 for p in header.players}
     sc = Script(header, events, layout, cam, stacks, piles)
     pile_of: dict[str, list[PileCard]] = {z: [] for z in piles}
@@ -179,8 +182,32 @@ def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Sc
         hand_seed += 1
         return seed * 1000 + hand_seed
 
-    # slap hands are held until the pile is taken (or HOLD_S when nothing is taken soon)
+    # slap hands are held until the pile is taken (or HOLD_S when nothing is taken soon); in Snap the won piles
+    # are not in the log as takes: the referee's verdicts say which piles went when
     takes = [(e.t, e.zone) for e in events if e.type == "take"]
+    pot_cards: list[tuple[float, int]] = []
+    if game == "snap":
+        _, outs = replay_to_end(header, events)
+        for o in outs:
+            d = o.to_dict()
+            if d.get("type") != "verdict":
+                continue
+            t_won = float(d["t"]) + 0.35
+            if d["kind"] in ("snap", "snap_pot"):
+                takes += [(t_won, f"pile:{q}") for q in d.get("piles", [])]
+                if d["kind"] == "snap_pot":
+                    pot_cards.append((t_won, int(d.get("cards") or 0)))
+            elif d["kind"] == "pot_won":
+                takes.append((t_won, "pot"))
+        takes.sort()
+        for t_won, z in takes:
+            if z != "pot" and not any(e.type == "take" and e.zone == z and abs(e.t - t_won) < 1e-6 for e in events):
+                sc.clears.append((t_won, z))
+        for t_pot, n in pot_cards:  # the snapped piles go face down into the middle
+            for _ in range(min(n, 6)):
+                xy = piles["pot"] + rng.normal(0, 1.0, 2)
+                sc.landings.append((t_pot, "pot", PileCard("back", xy, float(rng.uniform(-30, 30)), t_pot)))
+        sc.clears += [(t, z) for t, z in takes if z == "pot"]
     for ev in events:
         p = ev.player or header.players[0]
         if ev.type == "card" and ev.zone in piles:
@@ -197,15 +224,15 @@ def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Sc
             back = seat[p] - fwd[p] * 6.0
             sc.motions.append(Motion(p, "deal", [(ev.t - DEAL_S, start), (ev.t, release),
                                                  (ev.t + RETRACT_S, back)], ["inout", "in"], next_seed(),
-                                     carry_until=ev.t))
+                                     carry_until=ev.t, seat=shoulder[p]))
         elif ev.type == "slap" and ev.zone in piles:
             target = piles[ev.zone] + fwd[p] * 1.0 + rng.normal(0, 1.2, 2)  # the palm on the pile
             approach = target - fwd[p] * 30.0
-            later = [t for t, z in takes if z == ev.zone and ev.t < t <= ev.t + 2.0]
+            later = [t for t, z in takes if (z == ev.zone or game == "snap") and ev.t < t <= ev.t + 2.0]
             hold_end = later[0] if later else ev.t + HOLD_S + rng.uniform(0, 0.2)
             sc.motions.append(Motion(p, "slap", [(ev.t - SLAP_S, approach), (ev.t, target), (hold_end, target),
                                                  (hold_end + RETRACT_S, seat[p] - fwd[p] * 6.0)],
-                                     ["in", "in", "inout"], next_seed(), contact=ev.t))
+                                     ["in", "in", "inout"], next_seed(), contact=ev.t, seat=shoulder[p]))
             sc.slaps.append((ev.t, p, ev.zone))
         elif ev.type == "take" and ev.zone in piles:
             sc.clears.append((ev.t, ev.zone))
@@ -216,7 +243,7 @@ def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Sc
                 target = piles[ev.zone] + fwd[p] * 2.0
                 sc.motions.append(Motion(p, "take", [(ev.t - TAKE_S, seat[p] - fwd[p] * 6.0), (ev.t, target),
                                                      (ev.t + RETRACT_S, seat[p] - fwd[p] * 6.0)],
-                                         ["inout", "inout"], next_seed()))
+                                         ["inout", "inout"], next_seed(), seat=shoulder[p]))
     last = max([e.t for e in events] + [m.t1 for m in sc.motions] + [0.0])
     sc.duration = last + 0.8
     return sc
@@ -301,7 +328,10 @@ class Filmer:
     def _hand(self, frame: np.ndarray, m: Motion, t: float) -> None:
         cam = self.sc.cam
         tip = m.at(t)
-        seat_dir = m.keys[0][1] - m.keys[1][1]
+        origin = m.seat if m.seat is not None else m.keys[0][1]
+        seat_dir = origin - tip
+        if np.linalg.norm(seat_dir) < 1.0:
+            seat_dir = m.keys[0][1] - m.keys[1][1]
         seat_dir = seat_dir / (np.linalg.norm(seat_dir) + 1e-9)
         if m.carry_until is not None and t < m.carry_until:
             fwd = -seat_dir

@@ -9,6 +9,7 @@ the same two hands, without audio, an ``unresolved_tie`` (TM-3).
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from engine.replay import replay_to_end
 from models.gamevideo import FPS, RenderedGame, make_script, render_game, script_from_events
 from vision.audio import impact_onsets, read_audio
 from vision.frames import probe
-from vision.slaps import SlapSeen, slaps_in_video
+from vision.slaps import SlapSeen, drop_dealing, slaps_in_video
 
 FRAME = 1 / FPS
 
@@ -82,7 +83,8 @@ def test_soundtrack_has_an_impact_at_every_contact(game: RenderedGame) -> None:
 def test_every_slap_found_by_its_player_none_invented_video_within_a_frame(game: RenderedGame) -> None:
     """SJ-2/TM-1 from the video alone: recall, the seat the arm comes from, no slap from a dealing hand."""
     lay = Layout.load(game.layout)
-    found = slaps_in_video(str(game.video), lay, ["center"], use_audio=False)
+    shown = [(math.ceil(e.t * FPS) / FPS, e.zone) for e in game.script.events if e.type == "card"]
+    found = slaps_in_video(str(game.video), lay, ["center"], use_audio=False, cards=shown)
     pairs = match(found, game.script.slaps)
     assert all(f is not None for _, f in pairs), pairs
     assert len(found) == len(game.script.slaps)  # 15 cards were dealt by hand: none became a slap
@@ -134,3 +136,11 @@ def test_two_hands_30ms_apart_without_audio_are_an_unresolved_tie(pair: Rendered
     assert len([s for s in found if abs(s.t - t1) < 0.2]) == 2
     kinds = [v["kind"] for v in _referee_with(pair, found)]
     assert "unresolved_tie" in kinds and "slap_won" not in kinds[: kinds.index("unresolved_tie") + 1]
+
+
+def test_a_hand_that_lays_a_card_is_not_a_slap() -> None:
+    """TM-2: nobody reacts to a card within 100 ms of its showing; an arrival then is the hand that laid it."""
+    s = [SlapSeen(1.00, "center", "A", 0.016, 30, 1.00), SlapSeen(2.50, "center", "B", 0.016, 75, 2.50),
+         SlapSeen(3.00, "pile:A", "C", 0.016, 90, 3.00)]
+    kept = drop_dealing(s, [(1.05, "center"), (2.0, "center"), (3.05, "pile:B")])
+    assert [x.player for x in kept] == ["B", "C"]

@@ -179,9 +179,10 @@ class SlapDetector:
             if c.state == "idle" and r >= over:
                 c.state, c.entered = "arriving", False
             if c.state == "arriving" and c.entered and f <= c.front[-2] + 0.5:
-                # the leading edge stopped coming in: the contact was in the last frame where it advanced
+                # the leading edge stopped coming in: the contact was in the last frame where it advanced; a hand
+                # that slapped is still there (a reach that collapses at once was a passing connection)
                 seen = self._contact(c, index - 1)
-                if seen is not None:
+                if seen is not None and r >= over - 1:
                     found.append(seen)
                 c.state = "on"
             elif c.state == "arriving" and f >= c.s_edge:
@@ -198,7 +199,9 @@ class SlapDetector:
         f, t = c.front[:-1], c.times[:-1]  # up to the last frame that moved
         if len(f) < 3 or min(f[-3:]) < 0:
             return None
-        steps = [b - a for a, b in zip(f[-4:], f[-3:], strict=False) if a >= 0]
+        # a slap is still fast in its last frame or two before it stops dead; a hand laying a card down slows
+        # to a stop (its edge creeps the last frames)
+        steps = [b - a for a, b in zip(f[-3:], f[-2:], strict=False) if a >= 0]
         if max(steps) < self.min_step:
             return None
         # the last advancing frame shows the hand's edge past the pile's centre, still travelling a frame's
@@ -228,13 +231,25 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.0
     return sorted(out, key=lambda x: x.t)
 
 
-def slaps_in_video(path: str, layout: Layout, zones: list[str], use_audio: bool = True) -> list[SlapSeen]:
-    """Every slap in a video file (video alone, then timed by its audio track when it has one and ``use_audio``).
+def drop_dealing(slaps: list[SlapSeen], cards: list[tuple[float, str]], before_s: float = 0.15,
+                 after_s: float = 0.1) -> list[SlapSeen]:
+    """Without the hands that laid cards: a "slap" on a pile within ``before_s`` before (or ``after_s`` after) a new
+    card showed there is the hand that put it down; no one reacts to a card within 100 ms of it showing (TM-2).
+    ``cards``: (time the card first showed, zone)."""
+    return [s for s in slaps if not any(z == s.zone and -after_s <= t - s.t_video <= before_s for t, z in cards)]
+
+
+def slaps_in_video(path: str, layout: Layout, zones: list[str], use_audio: bool = True,
+                   cards: list[tuple[float, str]] | None = None) -> list[SlapSeen]:
+    """Every slap in a video file (video alone, then timed by its audio track when it has one and ``use_audio``);
+    ``cards`` (when each card showed, and where) drops the hands that laid them (:func:`drop_dealing`).
     For tests and benchmarks; the audit runs the same detector inside its single pass over the frames."""
     det = SlapDetector(layout, zones, probe(path).fps or 30.0)
     found: list[SlapSeen] = []
     for fr in read_video(path):
         found += det.update(fr.index, fr.t, fr.image)
+    if cards is not None:
+        found = drop_dealing(found, cards)
     if not use_audio:
         return found
     try:

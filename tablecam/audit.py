@@ -1,0 +1,380 @@
+"""``tablecam audit``: a recorded Slapjack or Snap game in, the referee's verdicts and the evidence out.
+
+One pass over the video (frames are never all in memory): every frame goes to the slap detector (arms over
+piles, ``vision.slaps``); a pile's crop goes to the card detector when it changed (``vision.tracking``); the
+audio track's impact onsets time the slaps. Observations wait in a short reorder buffer (a card is confirmed
+a few frames after it appeared and dated back), then go, in time order, into the game log and the referee,
+whose verdicts follow them in the log. Out come ``game.jsonl``, ``slaps.csv``, ``report.html`` (with the
+frames around every disputed contact) and ``annotated.mp4``.
+
+A damaged video is audited up to the damage; the log written so far stays valid and the report says where
+the audit stopped. A layout that does not fit the video is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import av
+import cv2
+import numpy as np
+
+from calibration.layout import Layout, LayoutError
+from engine.events import Event, GameHeader
+from engine.games import new_referee
+from models.detector import Detections, Detector
+from tablecam.gamelog import LogWriter
+from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
+from vision.audio import impact_onsets, read_audio
+from vision.frames import VideoError, VideoReader, probe
+from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
+from vision.tracking import CardSeen, PileTracker, zone_crop
+
+AUDIT_GAMES = ("slapjack", "snap")
+REORDER_S = 1.6  # an observation is final this long after it happened (confirmation plus tracing back)
+ANNOTATE_DELAY_S = 2.0  # the annotated video runs this far behind, so verdicts can be captioned on time
+CAPTION_S = 2.5
+
+
+class AuditError(ValueError):
+    """The audit cannot start: bad game, players, layout or model; the message says which and why."""
+
+
+def default_model() -> Path:
+    """The shipped detector (``models/weights/tablecam-cards.onnx``)."""
+    return Path(__file__).resolve().parent.parent / "models" / "weights" / "tablecam-cards.onnx"
+
+
+def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
+    """(zones whose top card is tracked, zones that are slapped) for ``game``."""
+    if game == "slapjack":
+        return ["center"], ["center"]
+    piles = [z for z in layout.zones if z.startswith("pile:")]
+    return piles, piles
+
+
+@dataclass
+class AuditResult:
+    out: Path
+    log: Path
+    summary: AuditSummary
+    cards: list[CardSeen]
+    slaps: list[SlapSeen]
+    outputs: list[dict[str, Any]]
+    frames: int
+    seconds: float
+    stopped: str | None = None
+
+
+@dataclass
+class _Annotator:
+    """Writes ``annotated.mp4`` at half size, ``ANNOTATE_DELAY_S`` behind the audit so that a verdict ruled a
+    moment after its slap is captioned from its own time; also keeps the frames around each slap contact."""
+
+    path: Path
+    size: tuple[int, int]
+    fps: float
+    layout: Layout
+    frames_dir: Path
+    buffer: deque = field(default_factory=deque)
+    captions: list[tuple[float, str]] = field(default_factory=list)
+    contacts: list[tuple[float, str]] = field(default_factory=list)  # (t, label) of slaps, for the report frames
+    saved: dict[float, list[tuple[str, float]]] = field(default_factory=dict)
+    boxes: list[tuple[float, tuple, str]] = field(default_factory=list)
+    _container: Any = None
+    _stream: Any = None
+    _n: int = 0
+
+    def open(self) -> None:
+        W, H = self.size
+        self._container = av.open(str(self.path), "w")
+        self._stream = self._container.add_stream("libx264", rate=Fraction(round(self.fps * 1000), 1000))
+        self._stream.width, self._stream.height = W // 2 // 2 * 2, H // 2 // 2 * 2
+        self._stream.pix_fmt = "yuv420p"
+        self._stream.options = {"preset": "ultrafast", "crf": "26"}
+        self.frames_dir.mkdir(parents=True, exist_ok=True)
+
+    def push(self, index: int, t: float, frame: np.ndarray, now_boxes: list[tuple[tuple, str]]) -> None:
+        for b, label in now_boxes:
+            self.boxes.append((t, b, label))
+        self.buffer.append((index, t, frame))
+        while self.buffer and self.buffer[0][1] < t - ANNOTATE_DELAY_S:
+            self._write(*self.buffer.popleft())
+
+    def _write(self, index: int, t: float, frame: np.ndarray) -> None:
+        dt = 1.0 / self.fps
+        for tc, label in self.contacts:  # the frames around a contact, for the report
+            if tc - 2.5 * dt <= t <= tc + 2.5 * dt:
+                name = f"slap_{tc:09.4f}_{index:06d}.jpg"
+                x0, y0, x1, y1 = self._around(tc, label)
+                cv2.imwrite(str(self.frames_dir / name), frame[y0:y1, x0:x1], [cv2.IMWRITE_JPEG_QUALITY, 85])
+                self.saved.setdefault(tc, []).append((f"{self.frames_dir.name}/{name}", t))
+        small = cv2.resize(frame, (self._stream.width, self._stream.height), interpolation=cv2.INTER_AREA)
+        draw_layout_small(small, self.layout, 0.5)
+        self.boxes = [(tb, b, lab) for tb, b, lab in self.boxes if tb >= t - 1.0]
+        for tb, b, lab in self.boxes:
+            if tb <= t:
+                p0 = (int(b[0] / 2), int(b[1] / 2))
+                cv2.rectangle(small, p0, (int(b[2] / 2), int(b[3] / 2)), (0, 220, 255), 1)
+                cv2.putText(small, lab, (p0[0], max(10, p0[1] - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 220, 255), 1)
+        live = [s for tc, s in self.captions if tc <= t < tc + CAPTION_S]
+        for k, s in enumerate(live[-3:]):
+            y = small.shape[0] - 14 - 22 * (len(live[-3:]) - 1 - k)
+            cv2.putText(small, s, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4, cv2.LINE_AA)
+            cv2.putText(small, s, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
+        cv2.putText(small, f"{t:7.2f} s", (small.shape[1] - 90, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                    (255, 255, 255), 1, cv2.LINE_AA)
+        vf = av.VideoFrame.from_ndarray(small, format="bgr24")
+        vf.pts = self._n
+        vf.time_base = Fraction(1000, round(self.fps * 1000))
+        self._n += 1
+        for p in self._stream.encode(vf):
+            self._container.mux(p)
+
+    def _around(self, tc: float, label: str) -> tuple[int, int, int, int]:
+        zone = self.layout.zones.get(label)
+        W, H = self.size
+        if zone is None:
+            return 0, 0, W, H
+        x0, y0, x1, y1 = zone_crop(zone, self.size, min_side=int(min(W, H) * 0.6), margin=1.0)
+        return x0, y0, x1, y1
+
+    def close(self) -> None:
+        while self.buffer:
+            self._write(*self.buffer.popleft())
+        if self._container is not None:
+            for p in self._stream.encode():
+                self._container.mux(p)
+            self._container.close()
+
+
+def draw_layout_small(img: np.ndarray, layout: Layout, scale: float) -> None:
+    for z in layout.zones.values():
+        pts = np.round(z.polygon * scale).astype(np.int32)
+        cv2.polylines(img, [pts], True, (80, 255, 80), 1, cv2.LINE_AA)
+        c = pts.mean(0).astype(int)
+        cv2.putText(img, z.name, (int(c[0]) - 20, int(pts[:, 1].min()) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35,
+                    (80, 255, 80), 1, cv2.LINE_AA)
+
+
+def _progress(i: int, n: int | None, t0: float, t_video: float) -> None:
+    el = time.perf_counter() - t0
+    rate = (i + 1) / el if el > 0 else 0.0
+    if n:
+        frac = min(1.0, (i + 1) / n)
+        bar = "#" * int(frac * 30)
+        print(f"\raudit {i + 1}/{n} [{bar:<30}] {rate:5.1f} frames/s ({t_video / el if el else 0:4.2f}x real time)",
+              end="", file=sys.stderr, flush=True)
+    else:
+        print(f"\raudit {i + 1} frames {rate:5.1f} frames/s", end="", file=sys.stderr, flush=True)
+
+
+def audit(video: str | Path, game: str, players: list[str], layout: str | Path, out: str | Path,
+          model: str | Path | None = None, dealer: str | None = None, variants: dict | None = None,
+          use_audio: bool = True, annotate: bool = True, progress: bool = True, conf: float = 0.3,
+          threads: int | None = None) -> AuditResult:
+    """Audit ``video``; see the module doc. Raises :class:`AuditError` before writing anything when the
+    inputs do not fit together, and ``vision.frames.VideoError`` when the file is not a video at all."""
+    video = Path(video)
+    if game not in AUDIT_GAMES:
+        raise AuditError(f"audit knows {', '.join(AUDIT_GAMES)} for now, not {game!r}")
+    info = probe(video)
+    try:
+        lay = Layout.load(layout)
+    except (OSError, LayoutError) as e:
+        raise AuditError(str(e)) from None
+    try:
+        lay.check_frame(info.width, info.height)
+    except LayoutError as e:
+        raise AuditError(str(e)) from None
+    if lay.game != game:
+        raise AuditError(f"{lay.source}: the layout is for {lay.game}, not {game}; calibrate for {game}")
+    if list(lay.players) != list(players):
+        raise AuditError(f"{lay.source}: the layout seats {', '.join(lay.players)}, but players={','.join(players)}; "
+                         f"give the same names in the same (clockwise) order")
+    model_path = Path(model) if model else default_model()
+    if not model_path.is_file():
+        raise AuditError(f"no detector model at {model_path}; train one (tablecam train) or pass model=PATH")
+    detector = Detector(model_path, conf=conf, threads=threads)
+    variants = dict(variants or {})
+    if game == "snap":
+        variants.setdefault("snap_by_slap", True)  # a spoken snap is not in the video; a slap is
+    header = GameHeader(game=game, players=tuple(players), dealer=dealer or players[-1], variants=variants)
+    referee = new_referee(header)
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / "game.jsonl"
+    fps = info.fps or 30.0
+    card_zones, slap_zones = zones_for(game, lay)
+    trackers = [PileTracker(lay.zones[z], zone_crop(lay.zones[z], lay.frame_size)) for z in card_zones]
+    slapper = SlapDetector(lay, slap_zones, fps)
+    onsets = []
+    if use_audio:
+        try:
+            samples, rate, t0a = read_audio(video)
+            onsets = impact_onsets(samples, rate, t0a)
+        except VideoError:
+            onsets = []  # no audio track: the video alone times the slaps
+    annot = _Annotator(out / "annotated.mp4", (info.width, info.height), fps, lay, out / "frames") if annotate \
+        else None
+    if annot:
+        annot.open()
+
+    cards: list[CardSeen] = []
+    slaps: list[SlapSeen] = []
+    dealing: list[SlapSeen] = []  # arrivals that laid a card (dropped)
+    slap_of: dict[int, SlapSeen] = {}
+    outputs: list[dict[str, Any]] = []
+    pending: list[tuple[float, int, Event]] = []
+    seq = 0
+    t_start = time.perf_counter()
+    frames = 0
+    stopped: str | None = None
+    last_t = 0.0
+    with LogWriter(log_path, fresh=True) as log:
+        log.write(header)
+
+        def flush(until: float) -> None:
+            pending.sort(key=lambda x: (x[0], x[1]))
+            while pending and pending[0][0] <= until:
+                _, _, ev = pending.pop(0)
+                if ev.type == "slap":
+                    seen = slap_of[id(ev)]
+                    if not drop_dealing([seen], [(c.t, c.zone) for c in cards]):
+                        dealing.append(seen)  # the hand that laid a card, not a slap
+                        continue
+                    slaps.append(seen)
+                log.write(ev)
+                for o in referee.push(ev):
+                    d = o.to_dict()
+                    log.write(d)
+                    outputs.append(d)
+                    if annot and d.get("type") == "verdict" and d.get("say"):
+                        annot.captions.append((float(d["t"]), str(d["say"])))
+
+        reader = VideoReader(video)
+        try:
+            for fr in reader:
+                frames += 1
+                last_t = fr.t
+                new_slaps = slapper.update(fr.index, fr.t, fr.image)
+                if new_slaps:
+                    new_slaps = fuse_audio(new_slaps, onsets) if onsets else new_slaps
+                    for s in new_slaps:
+                        evidence = {"frame": s.frame, "t_video": round(s.t_video, 4), "source": s.source}
+                        ev = Event(t=round(s.t, 4), type="slap", zone=s.zone, player=s.player,
+                                   t_err=round(s.t_err, 4), evidence=evidence)
+                        slap_of[id(ev)] = s
+                        pending.append((s.t, seq, ev))
+                        seq += 1
+                        if annot:
+                            annot.contacts.append((s.t, s.zone))
+                boxes: list[tuple[tuple, str]] = []
+                for tr in trackers:
+                    if not tr.remember(fr.index, fr.t, fr.image):
+                        continue
+                    x0, y0, _, _ = tr.crop
+                    d = detector(tr.crop_of(fr.image))
+                    if len(d):
+                        d = Detections(d.xyxy + np.array([x0, y0, x0, y0], np.float32), d.confidence, d.class_id,
+                                       d.class_name)
+                    for b, n in zip(d.xyxy, d.class_name, strict=True):
+                        boxes.append((tuple(float(v) for v in b), str(n)))
+                    seen = tr.update(fr.index, fr.t, d)
+                    if seen is not None:
+                        cards.append(seen)
+                        ev = Event(t=round(seen.t, 4), type="card", zone=seen.zone, card=seen.card,
+                                   conf=round(seen.conf, 3),
+                                   evidence={"frame": seen.frame, "box": [round(v, 1) for v in seen.box]})
+                        pending.append((seen.t, seq, ev))
+                        seq += 1
+                if annot:
+                    annot.push(fr.index, fr.t, fr.image, boxes)
+                flush(fr.t - REORDER_S)
+                if progress and (frames % 15 == 0):
+                    _progress(fr.index, info.frame_count, t_start, fr.t)
+        except KeyboardInterrupt:
+            stopped = f"stopped by the user at {last_t:.2f} s"
+        if reader.damage is not None:
+            stopped = f"the video is damaged: {reader.damage}; audited up to {last_t:.2f} s"
+        flush(math.inf)
+        for o in referee.finish():
+            d = o.to_dict()
+            log.write(d)
+            outputs.append(d)
+            if annot and d.get("type") == "verdict" and d.get("say"):
+                annot.captions.append((float(d["t"]), str(d["say"])))
+    if progress:
+        _progress(max(0, frames - 1), info.frame_count, t_start, last_t)
+        print(file=sys.stderr)
+    if annot:
+        annot.close()
+    seconds = time.perf_counter() - t_start
+    verdicts = [d for d in outputs if d.get("type") == "verdict"]
+    records = slap_records(slaps, cards, verdicts, game)
+    if annot:
+        for r in records:
+            got = annot.saved.get(r.t, [])
+            r.frames = [p for p, _ in got]
+            r.frame_times = [tt for _, tt in got]
+    write_slaps_csv(out / "slaps.csv", records)
+    summary = AuditSummary(video=str(video), game=game, players=list(players), width=info.width,
+                           height=info.height, fps=fps, frames=frames, duration=last_t,
+                           cards=[(c.t, c.zone, c.card) for c in cards], verdicts=verdicts, slaps=records,
+                           stopped=stopped, model=str(model_path), seconds=seconds,
+                           annotated="annotated.mp4" if annot else None)
+    write_report(out, summary)
+    return AuditResult(out, log_path, summary, cards, slaps, outputs, frames, seconds, stopped)
+
+
+SLAP_KINDS = ("slap_won", "false_slap", "unresolved_tie", "anticipated", "snap", "snap_pot", "false_snap")
+
+
+def slap_records(slaps: list[SlapSeen], cards: list[CardSeen], verdicts: list[dict[str, Any]],
+                 game: str) -> list[SlapRecord]:
+    """One row per slap: the card it answered (the pile's top when it landed), the reaction time, and the
+    verdict that ruled it (a valid slap beaten by a faster hand 'lost_race'; one ruled by nobody 'late')."""
+    out: list[SlapRecord] = []
+    for s in sorted(slaps, key=lambda x: x.t):
+        on_pile = [c for c in cards if c.zone == s.zone and c.t <= s.t]
+        trig = on_pile[-1] if on_pile else None
+        ruled = [v for v in verdicts if s.t - 0.001 <= float(v["t"]) <= s.t + 3.0 and v.get("kind") in SLAP_KINDS]
+        mine = [v for v in ruled if v.get("player") == s.player]
+        anticipated = any(v.get("kind") == "anticipated" for v in mine) or \
+            any(bool(v.get("anticipated")) for v in mine)
+        if mine:
+            main = [v for v in mine if v.get("kind") != "anticipated"]
+            kind = str((main or mine)[0]["kind"])
+        elif any(v.get("kind") == "unresolved_tie" for v in ruled):
+            kind = "unresolved_tie"
+        elif any(v.get("kind") in ("slap_won", "snap") for v in ruled):
+            kind = "lost_race"
+        else:
+            kind = "late"
+        out.append(SlapRecord(t=s.t, player=s.player, zone=s.zone, trigger_card=trig.card if trig else None,
+                              trigger_t=trig.t if trig else None,
+                              reaction_ms=(s.t - trig.t) * 1000 if trig else None, verdict=kind,
+                              anticipated=anticipated, t_err=s.t_err, source=s.source))
+    return out
+
+
+def compare_verdicts(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[str]:
+    """Differences between two verdict lists by what was ruled (kind, rule, player, to, cards), not by when."""
+    def key(v: dict[str, Any]) -> tuple:
+        return (v.get("kind"), v.get("rule"), v.get("player"), v.get("to"), v.get("cards"))
+
+    ka, kb = [key(v) for v in a], [key(v) for v in b]
+    if ka == kb:
+        return []
+    import difflib
+
+    return [line for line in difflib.unified_diff([str(k) for k in ka], [str(k) for k in kb], "audit", "truth",
+                                                  lineterm="", n=1)]
