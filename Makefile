@@ -14,9 +14,10 @@ $(BIN)/tablecam: pyproject.toml
 
 setup: $(BIN)/tablecam
 
-# The main job on a bundled default: referee a shipped example game and say the verdicts.
+# The main job on a bundled default: film a short Slapjack game (scene renderer) and audit the video with the
+# shipped detector; the report is demo/audit/report.html.
 demo: setup
-	$(BIN)/tablecam replay examples/logs/slapjack.jsonl --say
+	$(BIN)/tablecam demo out=demo
 
 test: setup
 	$(BIN)/ruff check .
@@ -26,7 +27,7 @@ bench: setup
 	$(BIN)/python bench/replay.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache *.egg-info demo
 
 # Regenerate the golden example logs (tests/test_examples.py checks them); seeds chosen for short, varied games.
 EXAMPLE_ARGS := snap:Ann,Bob,Cy:111 slapjack:Ann,Bob,Cy:238 speed:Ann,Bob:55 spit:Ann,Bob:243 cheat:Ann,Bob,Cy,Dee:212 paijie:Ann,Bob,Cy:40

@@ -13,7 +13,6 @@ the audit stopped. A layout that does not fit the video is refused before anythi
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from collections import deque
@@ -29,13 +28,14 @@ import numpy as np
 from calibration.layout import Layout, LayoutError
 from engine.events import Event, GameHeader
 from engine.games import new_referee
-from models.detector import Detections, Detector
+from models.detector import Detector
 from tablecam.gamelog import LogWriter
 from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
 from vision.audio import impact_onsets, read_audio
 from vision.frames import VideoError, VideoReader, probe
-from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
-from vision.tracking import CardSeen, PileTracker, zone_crop
+from vision.slaps import SlapSeen
+from vision.tracking import CardSeen, zone_crop
+from vision.watcher import TableWatcher
 
 AUDIT_GAMES = ("slapjack", "snap")
 REORDER_S = 1.6  # an observation is final this long after it happened (confirmation plus tracing back)
@@ -50,14 +50,6 @@ class AuditError(ValueError):
 def default_model() -> Path:
     """The shipped detector (``models/weights/tablecam-cards.onnx``)."""
     return Path(__file__).resolve().parent.parent / "models" / "weights" / "tablecam-cards.onnx"
-
-
-def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
-    """(zones whose top card is tracked, zones that are slapped) for ``game``."""
-    if game == "slapjack":
-        return ["center"], ["center"]
-    piles = [z for z in layout.zones if z.startswith("pile:")]
-    return piles, piles
 
 
 @dataclass
@@ -213,9 +205,6 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "game.jsonl"
     fps = info.fps or 30.0
-    card_zones, slap_zones = zones_for(game, lay)
-    trackers = [PileTracker(lay.zones[z], zone_crop(lay.zones[z], lay.frame_size)) for z in card_zones]
-    slapper = SlapDetector(lay, slap_zones, fps)
     onsets = []
     if use_audio:
         try:
@@ -228,13 +217,8 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     if annot:
         annot.open()
 
-    cards: list[CardSeen] = []
-    slaps: list[SlapSeen] = []
-    dealing: list[SlapSeen] = []  # arrivals that laid a card (dropped)
-    slap_of: dict[int, SlapSeen] = {}
+    watcher = TableWatcher(lay, game, detector, fps, onsets=onsets, hold_s=REORDER_S)
     outputs: list[dict[str, Any]] = []
-    pending: list[tuple[float, int, Event]] = []
-    seq = 0
     t_start = time.perf_counter()
     frames = 0
     stopped: str | None = None
@@ -242,76 +226,39 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     with LogWriter(log_path, fresh=True) as log:
         log.write(header)
 
-        def flush(until: float) -> None:
-            pending.sort(key=lambda x: (x[0], x[1]))
-            while pending and pending[0][0] <= until:
-                _, _, ev = pending.pop(0)
-                if ev.type == "slap":
-                    seen = slap_of[id(ev)]
-                    if not drop_dealing([seen], [(c.t, c.zone) for c in cards]):
-                        dealing.append(seen)  # the hand that laid a card, not a slap
-                        continue
-                    slaps.append(seen)
+        def push(events: list[Event]) -> None:
+            for ev in events:
                 log.write(ev)
                 for o in referee.push(ev):
-                    d = o.to_dict()
-                    log.write(d)
-                    outputs.append(d)
-                    if annot and d.get("type") == "verdict" and d.get("say"):
-                        annot.captions.append((float(d["t"]), str(d["say"])))
+                    keep(o.to_dict())
+
+        def keep(d: dict[str, Any]) -> None:
+            log.write(d)
+            outputs.append(d)
+            if annot and d.get("type") == "verdict" and d.get("say"):
+                annot.captions.append((float(d["t"]), str(d["say"])))
 
         reader = VideoReader(video)
         try:
             for fr in reader:
                 frames += 1
                 last_t = fr.t
-                new_slaps = slapper.update(fr.index, fr.t, fr.image)
-                if new_slaps:
-                    new_slaps = fuse_audio(new_slaps, onsets) if onsets else new_slaps
-                    for s in new_slaps:
-                        evidence = {"frame": s.frame, "t_video": round(s.t_video, 4), "source": s.source}
-                        ev = Event(t=round(s.t, 4), type="slap", zone=s.zone, player=s.player,
-                                   t_err=round(s.t_err, 4), evidence=evidence)
-                        slap_of[id(ev)] = s
-                        pending.append((s.t, seq, ev))
-                        seq += 1
-                        if annot:
-                            annot.contacts.append((s.t, s.zone))
-                boxes: list[tuple[tuple, str]] = []
-                for tr in trackers:
-                    if not tr.remember(fr.index, fr.t, fr.image):
-                        continue
-                    x0, y0, _, _ = tr.crop
-                    d = detector(tr.crop_of(fr.image))
-                    if len(d):
-                        d = Detections(d.xyxy + np.array([x0, y0, x0, y0], np.float32), d.confidence, d.class_id,
-                                       d.class_name)
-                    for b, n in zip(d.xyxy, d.class_name, strict=True):
-                        boxes.append((tuple(float(v) for v in b), str(n)))
-                    seen = tr.update(fr.index, fr.t, d)
-                    if seen is not None:
-                        cards.append(seen)
-                        ev = Event(t=round(seen.t, 4), type="card", zone=seen.zone, card=seen.card,
-                                   conf=round(seen.conf, 3),
-                                   evidence={"frame": seen.frame, "box": [round(v, 1) for v in seen.box]})
-                        pending.append((seen.t, seq, ev))
-                        seq += 1
+                n_slaps = len(watcher.slapper_found)
+                push(watcher.feed(fr.index, fr.t, fr.image))
                 if annot:
-                    annot.push(fr.index, fr.t, fr.image, boxes)
-                flush(fr.t - REORDER_S)
+                    for s in watcher.slapper_found[n_slaps:]:
+                        annot.contacts.append((s.t, s.zone))
+                    annot.push(fr.index, fr.t, fr.image, watcher.boxes)
                 if progress and (frames % 15 == 0):
                     _progress(fr.index, info.frame_count, t_start, fr.t)
         except KeyboardInterrupt:
             stopped = f"stopped by the user at {last_t:.2f} s"
         if reader.damage is not None:
             stopped = f"the video is damaged: {reader.damage}; audited up to {last_t:.2f} s"
-        flush(math.inf)
+        push(watcher.finish())
         for o in referee.finish():
-            d = o.to_dict()
-            log.write(d)
-            outputs.append(d)
-            if annot and d.get("type") == "verdict" and d.get("say"):
-                annot.captions.append((float(d["t"]), str(d["say"])))
+            keep(o.to_dict())
+    cards, slaps = watcher.cards, watcher.slaps
     if progress:
         _progress(max(0, frames - 1), info.frame_count, t_start, last_t)
         print(file=sys.stderr)

@@ -6,6 +6,7 @@ Defaults live in ``cfg/default.yaml``; unknown keys and modes are refused with t
 from __future__ import annotations
 
 import difflib
+import json
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
@@ -31,6 +32,11 @@ modes:
   markers out=sheet.png              write the printable sheet of table-corner markers
   calibrate IMAGE|VIDEO game=G players=A,B out=layout.yaml
                                      table zones and seats from the markers in a frame
+  synth-video game=slapjack seed=S out=game.mp4
+                                     render a scripted game (video, audio, ground-truth log, layout)
+  audit VIDEO layout=L out=DIR       referee a recorded Slapjack or Snap game: game.jsonl, slaps.csv,
+                                     report.html, annotated.mp4
+  demo                               render a short Slapjack game and audit it (the shipped model)
   help                               this text
 
 games: {games}
@@ -288,6 +294,114 @@ def cmd_calibrate(args: list[str]) -> int:
     return 0
 
 
+def cmd_synth_video(args: list[str]) -> int:
+    """Render a scripted game: the video the audit is measured on, with its ground truth."""
+    from models.gamevideo import render_game
+
+    cfg, pos = parse_args("synth-video", args)
+    if pos:
+        raise ConfigError(f"synth-video takes only key=value settings, not {pos[0]!r}")
+    seconds = cfg["seconds"]
+    if seconds is not None and (not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds <= 0):
+        raise ConfigError(f"seconds={seconds!r} must be a positive number (or null for the whole game)")
+    try:
+        r = render_game(str(cfg["out"]), str(cfg["game"]), _players_arg(cfg["players"]), whole_number(cfg, "seed"),
+                        seconds=seconds, faces=str(cfg["faces"]), audio=bool(cfg["audio"]), progress=True)
+    except (ValueError, FileNotFoundError) as e:
+        raise ConfigError(str(e)) from None
+    print(f"video: {r.video}\nground truth: {r.truth}\nlayout: {r.layout}")
+    return 0
+
+
+def _audit(video: str, cfg: dict[str, Any]) -> int:
+    from pathlib import Path
+
+    from calibration.layout import Layout, LayoutError
+    from tablecam.audit import AuditError, audit
+    from vision.frames import VideoError
+
+    layout = cfg["layout"] or str(Path(video).with_suffix("")) + ".layout.yaml"
+    if not Path(layout).is_file():
+        raise ConfigError(f"no layout at {layout}: make one with tablecam calibrate, or pass layout=FILE")
+    try:
+        lay = Layout.load(layout)
+    except LayoutError as e:
+        raise ConfigError(str(e)) from None
+    game = str(cfg["game"] or lay.game)
+    players = _players_arg(cfg["players"]) if cfg["players"] else list(lay.players)
+    if isinstance(players, int):
+        raise ConfigError("players=: give the names, as the layout seats them")
+    try:
+        r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],
+                  variants=dict(cfg["variants"] or {}), use_audio=bool(cfg["audio"]), annotate=bool(cfg["annotate"]),
+                  progress=bool(cfg["progress"]), conf=float(cfg["conf"]))
+    except (AuditError, VideoError, FileNotFoundError) as e:
+        raise ConfigError(str(e)) from None
+    s = r.summary
+    won = sum(1 for x in s.slaps if x.verdict == "slap_won")
+    print(f"{len(s.cards)} cards, {len(s.slaps)} slaps ({won} won), {len(s.verdicts)} verdicts in {s.duration:.1f} s "
+          f"of video; audited at {s.duration / r.seconds:.2f}x real time")
+    if r.stopped:
+        print(f"warning: {r.stopped}", file=sys.stderr)
+    print(f"report: {r.out / 'report.html'}\nlog: {r.log}\nslaps: {r.out / 'slaps.csv'}")
+    if s.annotated:
+        print(f"annotated video: {r.out / s.annotated}")
+    return 0
+
+
+def cmd_audit(args: list[str]) -> int:
+    """Audit a recorded game; see tablecam.audit."""
+    cfg, pos = parse_args("audit", args)
+    if len(pos) != 1:
+        _eprint("usage: tablecam audit VIDEO layout=LAYOUT.yaml [game=slapjack] [players=A,B,C] [out=DIR]")
+        return 2
+    return _audit(pos[0], cfg)
+
+
+def cmd_demo(args: list[str]) -> int:
+    """Render a short Slapjack game, then audit it with the shipped model: the whole pipeline, no camera needed."""
+    from pathlib import Path
+
+    from models.gamevideo import render_game
+
+    cfg, pos = parse_args("demo", args)
+    if pos:
+        raise ConfigError(f"demo takes only key=value settings, not {pos[0]!r}")
+    out = Path(str(cfg["out"]))
+    players = _players_arg(cfg["players"])
+    print(f"rendering a {cfg['seconds']} s {cfg['game']} game (seed {cfg['seed']}) ...", file=sys.stderr)
+    r = render_game(out / "game.mp4", str(cfg["game"]), players, whole_number(cfg, "seed"),
+                    seconds=cfg["seconds"], progress=True)
+    acfg, _ = parse_args("audit", [f"layout={r.layout}", f"out={out / 'audit'}"])
+    code = _audit(str(r.video), acfg)
+    if code == 0:
+        print(f"ground truth: {r.truth}")
+        print(truth_agreement(r.truth, out / "audit" / "game.jsonl"))
+    return code
+
+
+def truth_agreement(truth: Any, audited: Any) -> str:
+    """One line: do the audit's verdicts equal those of refereeing the ground-truth log?"""
+    from engine.replay import replay_to_end
+    from tablecam.audit import compare_verdicts
+
+    def verdicts_of(path: Any, rerun: bool) -> list[dict[str, Any]]:
+        if not rerun:  # the audit's own verdict lines
+            with open(path, encoding="utf-8") as f:
+                return [d for d in (json.loads(x) for x in f if x.strip()) if d.get("type") == "verdict"]
+        with open_log(path) as f:
+            items = [ln.item for ln in read_lines(f) if ln.item is not None]
+        header = next(i for i in items if isinstance(i, GameHeader))
+        _, outs = replay_to_end(header, [i for i in items if not isinstance(i, GameHeader)])
+        return [o.to_dict() for o in outs if isinstance(o, Verdict)]
+
+    want, got = verdicts_of(truth, True), verdicts_of(audited, False)
+    diff = compare_verdicts(got, want)
+    if not diff:
+        return f"the audit's {len(got)} verdicts equal those of refereeing the ground truth"
+    return f"the audit's verdicts differ from the ground truth's ({len(got)} vs {len(want)}):\n" + "\n".join(diff)
+
+
 def cmd_help(args: list[str]) -> int:
     print(USAGE.format(games=", ".join(GAMES)), end="")
     return 0
@@ -301,6 +415,9 @@ MODES: dict[str, Callable[[list[str]], int]] = {
     "markers": cmd_markers,
     "calibrate": cmd_calibrate,
     "synth": cmd_synth,
+    "synth-video": cmd_synth_video,
+    "audit": cmd_audit,
+    "demo": cmd_demo,
     "help": cmd_help,
 }
 

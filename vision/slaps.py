@@ -211,12 +211,13 @@ class SlapDetector:
 
 
 def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.06, after_s: float = 0.06,
-               ) -> list[SlapSeen]:
+               used: set[int] | None = None) -> list[SlapSeen]:
     """Give each video slap the impact onset that timed it: the onsets within [t - before, t + after] of its
     video contact, taken in time order by the slaps in their video order (so two hands in one frame take the
-    two onsets in order). A slap without an onset keeps its video time and uncertainty."""
+    two onsets in order). A slap without an onset keeps its video time and uncertainty. ``used``: indices of
+    onsets already given to earlier slaps (kept across calls when slaps come a frame at a time)."""
     out: list[SlapSeen] = []
-    used: set[int] = set()
+    used = set() if used is None else used
     times = np.array([o.t for o in onsets]) if onsets else np.zeros(0)
     for s in sorted(slaps, key=lambda x: (x.t_video, x.frame)):
         lo, hi = np.searchsorted(times, s.t_video - before_s), np.searchsorted(times, s.t_video + after_s)

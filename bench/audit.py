@@ -1,0 +1,132 @@
+"""Audit speed and accuracy on rendered games (``tablecam synth-video``): every figure of the audit issue, measured.
+
+For each game (seeds x player counts, 1280x720 at 30 fps, with the slap sounds) it renders the video, audits it
+with the shipped detector and compares with the ground truth:
+
+- speed: frames audited per second and the ratio to real time (the issue asks >= 1.0 on this 2-core CPU);
+  the audit is timed with and without writing the annotated video;
+- cards: ground-truth ``card`` events found with the right card and a time within one frame;
+- slaps: recall, the right player, contact-time errors from the video alone and after the audio;
+- verdicts: whether the audit's verdicts equal those of refereeing the ground-truth log.
+
+    python bench/audit.py [--seeds 238 11 12] [--players 2 3 4] [--seconds 20] [--model M.onnx] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from engine.replay import replay_to_end  # noqa: E402
+from engine.verdicts import Verdict  # noqa: E402
+from models.gamevideo import FPS, render_game  # noqa: E402
+from tablecam.audit import audit, compare_verdicts  # noqa: E402
+
+
+def score(r: object, res: object) -> dict:
+    """Compare one audit (``res``) with its rendered game's ground truth (``r``)."""
+    sc = r.script
+    frame = 1 / FPS
+    truth_cards = [(e.t, e.zone, e.card) for e in sc.events if e.type == "card"]
+    used: set[int] = set()
+    right = 0
+    for t, z, c in truth_cards:
+        for i, seen in enumerate(res.cards):
+            if i not in used and seen.zone == z and seen.card == c and -1e-6 <= seen.t - t <= frame + 1e-6:
+                used.add(i)
+                right += 1
+                break
+    wrong_cards = len(res.cards) - len(used)
+    slaps = list(sc.slaps)
+    taken: set[int] = set()
+    video_err, fused_err, right_player = [], [], 0
+    for t, p, z in slaps:
+        cands = [(abs(s.t - t), i) for i, s in enumerate(res.slaps) if s.zone == z and i not in taken
+                 and abs(s.t - t) < 0.15]
+        if not cands:
+            continue
+        _, i = min(cands)
+        taken.add(i)
+        s = res.slaps[i]
+        right_player += s.player == p
+        video_err.append(abs(s.t_video - t))
+        fused_err.append(abs(s.t - t))
+    _, outs = replay_to_end(sc.header, sc.events)
+    want = [o.to_dict() for o in outs if isinstance(o, Verdict)]
+    got = [d for d in res.outputs if d.get("type") == "verdict"]
+    return {"cards": len(truth_cards), "cards_right": right, "cards_extra": wrong_cards,
+            "slaps": len(slaps), "slaps_found": len(taken), "slaps_extra": len(res.slaps) - len(taken),
+            "player_right": right_player, "video_err": video_err, "fused_err": fused_err,
+            "verdicts_equal": not compare_verdicts(got, want), "verdicts": (len(got), len(want))}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[238, 11, 12])
+    ap.add_argument("--players", type=int, nargs="+", default=[3])
+    ap.add_argument("--game", default="slapjack")
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--keep", default=None, help="keep the videos and audits in this folder")
+    args = ap.parse_args()
+    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tablecam-bench-"))
+    print(f"audit bench: {args.game}, 1280x720 @ {FPS} fps, {args.seconds:g} s per game, {os.cpu_count()} cores, "
+          f"load {os.getloadavg()[0]:.2f}")
+    print(f"{'game':>14} {'frames':>6} {'fps':>6} {'x rt':>5} {'fps*':>6} {'x rt*':>5} {'cards':>7} {'slaps':>7} "
+          f"{'player':>6} {'vid<=1f':>7} {'vid med':>7} {'aud med':>7} {'verdicts':>9}")
+    rows = []
+    for n in args.players:
+        for seed in args.seeds:
+            name = f"{args.game}-{n}p-s{seed}"
+            r = render_game(root / f"{name}.mp4", args.game, n, seed, seconds=args.seconds)
+            t0 = time.perf_counter()
+            res = audit(r.video, args.game, list(r.script.header.players), r.layout, root / name, model=args.model,
+                        progress=False)
+            t_full = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            audit(r.video, args.game, list(r.script.header.players), r.layout, root / f"{name}-plain",
+                  model=args.model, progress=False, annotate=False)
+            t_plain = time.perf_counter() - t0
+            s = score(r, res)
+            video_s = res.frames / FPS
+            ve, fe = np.array(s["video_err"]) * 1000, np.array(s["fused_err"]) * 1000
+            row = {"name": name, "frames": res.frames, "fps_full": res.frames / t_full, "rt_full": video_s / t_full,
+                   "fps_plain": res.frames / t_plain, "rt_plain": video_s / t_plain, **s}
+            rows.append(row)
+            nan = float("nan")
+            within = float(np.mean(ve <= 1000 / FPS)) if ve.size else nan
+            vmed, fmed = (np.median(ve) if ve.size else nan), (np.median(fe) if fe.size else nan)
+            print(f"{name:>14} {res.frames:6d} {row['fps_full']:6.1f} {row['rt_full']:5.2f} {row['fps_plain']:6.1f} "
+                  f"{row['rt_plain']:5.2f} {s['cards_right']:3d}/{s['cards']:<3d} "
+                  f"{s['slaps_found']:3d}/{s['slaps']:<3d} {s['player_right']:3d}/{s['slaps_found']:<2d} {within:7.0%} "
+                  f"{vmed:6.1f}ms {fmed:6.2f}ms {'equal' if s['verdicts_equal'] else 'DIFFER':>6} "
+                  f"{s['verdicts'][0]}/{s['verdicts'][1]}", flush=True)
+    tot = {k: sum(r[k] for r in rows) for k in ("cards", "cards_right", "cards_extra", "slaps", "slaps_found",
+                                                 "slaps_extra", "player_right")}
+    ve = np.array([e for r in rows for e in r["video_err"]]) * 1000
+    fe = np.array([e for r in rows for e in r["fused_err"]]) * 1000
+    print(f"\ntotal: cards right {tot['cards_right']}/{tot['cards']} (+{tot['cards_extra']} wrong or extra); "
+          f"slaps found {tot['slaps_found']}/{tot['slaps']} (recall {tot['slaps_found'] / max(1, tot['slaps']):.1%}, "
+          f"+{tot['slaps_extra']} invented); right player {tot['player_right']}/{tot['slaps_found']}")
+    if ve.size:
+        print(f"contact error, video alone: median {np.median(ve):.1f} ms, within one frame "
+              f"{np.mean(ve <= 1000 / FPS):.1%}, max {ve.max():.1f} ms; with audio: median {np.median(fe):.2f} ms, "
+              f"90th pct {np.percentile(fe, 90):.2f} ms")
+    print(f"speed (median of games): {statistics.median(r['rt_full'] for r in rows):.2f}x real time with the "
+          f"annotated video, {statistics.median(r['rt_plain'] for r in rows):.2f}x without; "
+          f"verdicts equal in {sum(r['verdicts_equal'] for r in rows)}/{len(rows)} games")
+    print(f"files: {root}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

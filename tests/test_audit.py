@@ -1,0 +1,108 @@
+"""``tablecam audit`` end to end on a rendered Slapjack game, with the shipped detector (SJ-1..SJ-4, TM-1..TM-3).
+
+The rendered game's ground truth is exact: the audit must find its cards (the right card, within a frame of
+when it showed), its slaps, and reach the verdicts of refereeing the ground-truth log. Also: a layout that
+does not fit the video is refused before anything is written; a truncated video is audited up to the damage,
+with a valid log and a report that says where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from models.gamevideo import FPS, RenderedGame, render_game
+from tablecam.audit import AuditError, audit, compare_verdicts, default_model
+from tablecam.cli import main, truth_agreement
+from tablecam.gamelog import open_log, read_lines
+
+pytestmark = pytest.mark.skipif(not default_model().is_file(), reason="no shipped detector model")
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> RenderedGame:
+    return render_game(tmp_path_factory.mktemp("audit") / "game.mp4", "slapjack", ["Ann", "Bob", "Cy"], seed=238,
+                       seconds=16)
+
+
+@pytest.fixture(scope="module")
+def audited(game: RenderedGame, tmp_path_factory: pytest.TempPathFactory):
+    return audit(game.video, "slapjack", ["Ann", "Bob", "Cy"], game.layout, tmp_path_factory.mktemp("out"),
+                 progress=False)
+
+
+def test_cards_found_right_and_on_time(game: RenderedGame, audited) -> None:
+    """EVENTS.md card: the right card, dated to the first frame that showed it."""
+    truth = [(e.t, e.card) for e in game.script.events if e.type == "card"]
+    got = [(c.t, c.card) for c in audited.cards]
+    right = sum(any(c == tc and -1e-6 <= t - tt <= 1 / FPS + 1e-6 for t, c in got) for tt, tc in truth)
+    assert right >= 0.9 * len(truth), (truth, got)
+    assert len(got) <= len(truth) + 1
+
+
+def test_verdicts_equal_those_of_the_ground_truth(game: RenderedGame, audited) -> None:
+    """SJ-2/SJ-3/SJ-4: the audit rules the game as the referee rules the true log."""
+    line = truth_agreement(game.truth, audited.log)
+    assert "equal" in line, line
+
+
+def test_outputs_are_written_and_valid(audited) -> None:
+    out = audited.out
+    lines = list(read_lines(open_log(out / "game.jsonl")))
+    assert all(ln.error is None for ln in lines)
+    assert (out / "report.html").stat().st_size > 2000
+    csv = (out / "slaps.csv").read_text().splitlines()
+    assert csv[0].startswith("t,player,zone,trigger_card") and len(csv) == 1 + len(audited.slaps)
+    assert (out / "annotated.mp4").stat().st_size > 10000
+    assert audited.summary.stopped is None
+    disputed = [r for r in audited.summary.slaps if r.frames]
+    assert disputed and all((out / f).is_file() for r in disputed for f in r.frames)
+
+
+def test_layout_for_another_frame_size_is_refused(game: RenderedGame, tmp_path: Path) -> None:
+    bad = tmp_path / "small.layout.yaml"
+    text = game.layout.read_text().replace("width: 1280", "width: 640").replace("height: 720", "height: 480")
+    bad.write_text(text)
+    with pytest.raises(AuditError, match="640x480 frame, but the video frame is 1280x720"):
+        audit(game.video, "slapjack", ["Ann", "Bob", "Cy"], bad, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_wrong_players_and_missing_model_are_clear(game: RenderedGame, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["audit", str(game.video), f"layout={game.layout}", "players=Ann,Bob", f"out={tmp_path / 'o'}"])
+    assert code == 2 and "players=Ann,Bob" in capsys.readouterr().err
+    code = main(["audit", str(game.video), f"layout={game.layout}", f"model={tmp_path / 'none.onnx'}",
+                 f"out={tmp_path / 'o'}"])
+    assert code == 2 and "no detector model at" in capsys.readouterr().err
+
+
+def test_truncated_video_is_audited_up_to_the_damage(game: RenderedGame, tmp_path: Path) -> None:
+    """Bad input loses nothing: the log up to the damage is valid and replayable; the report says where."""
+    cut = tmp_path / "cut.mp4"
+    data = game.video.read_bytes()
+    cut.write_bytes(data[: int(len(data) * 0.6)])
+    shutil.copy(game.layout, tmp_path / "cut.layout.yaml")
+    res = audit(cut, "slapjack", ["Ann", "Bob", "Cy"], tmp_path / "cut.layout.yaml", tmp_path / "out",
+                progress=False)
+    assert res.stopped and "damaged" in res.stopped
+    assert 0 < res.frames < game.script.duration * FPS
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "damaged" in html
+    lines = (tmp_path / "out" / "game.jsonl").read_text().splitlines()
+    assert all(json.loads(x) for x in lines)  # every line whole
+    proc = subprocess.run(["tablecam", "replay", str(tmp_path / "out" / "game.jsonl")], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_compare_verdicts_ignores_time_not_substance() -> None:
+    a = [{"t": 1.0, "kind": "slap_won", "rule": "SJ-2", "player": "B", "cards": 3}]
+    b = [{"t": 1.2, "kind": "slap_won", "rule": "SJ-2", "player": "B", "cards": 3}]
+    assert compare_verdicts(a, b) == []
+    c = [{"t": 1.0, "kind": "slap_won", "rule": "SJ-2", "player": "C", "cards": 3}]
+    assert compare_verdicts(a, c)
