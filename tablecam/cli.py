@@ -37,6 +37,8 @@ modes:
   audit VIDEO layout=L out=DIR       referee a recorded Slapjack or Snap game: game.jsonl, slaps.csv,
                                      report.html, annotated.mp4
   demo                               render a short Slapjack game and audit it (the shipped model)
+  live camera=0|video=F layout=L     referee a game as it is played and speak the verdicts
+                                     (audio_out=F.wav records them, mute=true, lang=zh)
   help                               this text
 
 games: {games}
@@ -402,6 +404,45 @@ def truth_agreement(truth: Any, audited: Any) -> str:
     return f"the audit's verdicts differ from the ground truth's ({len(got)} vs {len(want)}):\n" + "\n".join(diff)
 
 
+def cmd_live(args: list[str]) -> int:
+    """The live assistant; see tablecam.live."""
+    from pathlib import Path
+
+    from calibration.layout import Layout, LayoutError
+    from tablecam.audio_out import Player
+    from tablecam.audit import default_model
+    from tablecam.live import LiveError, run_live
+    from vision.frames import VideoError
+
+    cfg, pos = parse_args("live", args)
+    if pos:
+        raise ConfigError(f"live takes only key=value settings, not {pos[0]!r}")
+    video = str(cfg["video"]) if cfg["video"] else None
+    layout = cfg["layout"] or (str(Path(video).with_suffix("")) + ".layout.yaml" if video else None)
+    if not layout or not Path(layout).is_file():
+        raise ConfigError(f"no layout{' at ' + layout if layout else ''}: make one with tablecam calibrate, "
+                          f"or pass layout=FILE")
+    try:
+        lay = Layout.load(layout)
+    except LayoutError as e:
+        raise ConfigError(str(e)) from None
+    players = _players_arg(cfg["players"]) if cfg["players"] else list(lay.players)
+    model = Path(cfg["model"]) if cfg["model"] else default_model()
+    try:
+        player = Player.from_settings(mute=bool(cfg["mute"]), lang=str(cfg["lang"]), audio_out=cfg["audio_out"])
+        stats = run_live(video=video, camera=None if video else whole_number(cfg, "camera"),
+                         game=str(cfg["game"] or lay.game), players=players, layout=layout, model=model,
+                         log_path=cfg["log"], player=player, realtime=bool(cfg["realtime"]),
+                         seconds=cfg["seconds"], use_audio=bool(cfg["audio"]),
+                         call_triggers=bool(cfg["call_triggers"]))
+    except (LiveError, VideoError, ValueError) as e:
+        raise ConfigError(str(e)) from None
+    busy = stats.busy_s / stats.frames * 1000 if stats.frames else 0.0
+    print(f"{stats.frames} frames ({stats.dropped} dropped, {stats.drop_rate:.1%}), {busy:.1f} ms a frame; "
+          f"log: {cfg['log']}" + (f"; audio: {cfg['audio_out']}" if cfg["audio_out"] else ""))
+    return 0
+
+
 def cmd_help(args: list[str]) -> int:
     print(USAGE.format(games=", ".join(GAMES)), end="")
     return 0
@@ -418,6 +459,7 @@ MODES: dict[str, Callable[[list[str]], int]] = {
     "synth-video": cmd_synth_video,
     "audit": cmd_audit,
     "demo": cmd_demo,
+    "live": cmd_live,
     "help": cmd_help,
 }
 

@@ -1,0 +1,251 @@
+"""``tablecam live``: the assistant beside a game. Frames in, verdicts spoken within a blink, the log written as
+it happens.
+
+Threads: one captures (a camera, or a recording paced to the wall clock with ``realtime``) into a one-frame
+mailbox, so the referee always works on the newest frame and a slow frame costs a dropped frame, never a
+growing delay; the main thread runs the vision (``vision.watcher``), the referee and the callouts
+(``tablecam.audio_out.Player``, its own audio thread).
+
+Clock: a recording's frames keep their video time (the log's ``t``) and are mapped to the monotonic clock by the
+wall time of frame 0; a camera's frames are monotonic seconds since the start. Latency, measured by
+``bench/latency.py``, is from the wall time a frame was due to the first sample of its callout.
+
+Faults: a missing model or layout stops before anything starts; no camera is a clear error; a camera that stops
+delivering mid-game is retried every second (said on stderr) while the log, complete to that moment, stays
+valid; no sound card gives a warning and the callouts go on silently (and into ``audio_out``); Ctrl-C ends
+cleanly: the referee's last rulings are written and spoken.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from calibration.layout import Layout, LayoutError
+from engine.cards import rank
+from engine.events import GameHeader
+from engine.games import new_referee
+from engine.verdicts import Verdict
+from models.detector import Detector
+from tablecam.audio_out import Player
+from tablecam.gamelog import LogWriter
+from vision.audio import impact_onsets, read_audio
+from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
+from vision.watcher import TableWatcher
+
+LIVE_GAMES = ("slapjack", "snap")
+SLAP_HOLD_S = 0.2  # a slap waits this long for its impact sound and for a card its hand may have laid
+
+
+class LiveError(ValueError):
+    """Live cannot start: the message says what is missing and where."""
+
+
+@dataclass
+class LiveStats:
+    frames: int = 0  # processed
+    dropped: int = 0  # captured but replaced by a newer one before the loop got to it
+    captured: int = 0
+    detections: int = 0
+    busy_s: float = 0.0  # time spent processing frames
+    reconnects: int = 0
+    start_wall: float = 0.0  # monotonic time of video time 0 (a recording) or of the start (a camera)
+    trigger_latency: list[float] = field(default_factory=list)  # frame due -> callout submitted (s)
+
+    @property
+    def drop_rate(self) -> float:
+        return self.dropped / self.captured if self.captured else 0.0
+
+
+class _Mailbox:
+    """The newest frame, and how many were overwritten unread."""
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition()
+        self._item: tuple[Frame, float] | None = None
+        self.done = False
+        self.dropped = 0
+        self.captured = 0
+        self.error: str | None = None
+
+    def put(self, frame: Frame, due: float) -> None:
+        with self._cv:
+            if self._item is not None:
+                self.dropped += 1
+            self._item = (frame, due)
+            self.captured += 1
+            self._cv.notify()
+
+    def get(self, timeout: float = 0.5) -> tuple[Frame, float] | None:
+        with self._cv:
+            if self._item is None and not self.done:
+                self._cv.wait(timeout)
+            item, self._item = self._item, None
+            return item
+
+    def close(self, error: str | None = None) -> None:
+        with self._cv:
+            self.done, self.error = True, error
+            self._cv.notify()
+
+
+def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, stop: threading.Event) -> None:
+    try:
+        for fr in read_video(path):
+            if stop.is_set():
+                break
+            due = start_wall + fr.t
+            if realtime:
+                wait = due - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+            else:
+                while not stop.is_set() and box._item is not None:  # as fast as the loop goes, dropping nothing
+                    time.sleep(0.001)
+            box.put(fr, due if realtime else time.monotonic())
+        box.close()
+    except VideoError as e:
+        box.close(str(e))
+
+
+def _capture_camera(index: int, box: _Mailbox, stop: threading.Event, stats: LiveStats,
+                    say: Callable[[str], None]) -> None:
+    t0 = time.monotonic()
+    n = 0
+    while not stop.is_set():
+        try:
+            cam = open_camera(index)
+        except CameraError as e:
+            if n == 0:
+                box.close(str(e))
+                return
+            say(f"{e}; retrying in 1 s, the log is kept")
+            time.sleep(1.0)
+            continue
+        with cam:
+            for fr in cam:
+                if stop.is_set():
+                    break
+                box.put(Frame(n, fr.t - t0, fr.image), fr.t)
+                n += 1
+            if cam.damage is not None and not stop.is_set():
+                stats.reconnects += 1
+                say(f"camera {index} stopped delivering frames at {n} frames; retrying, the log is kept")
+                time.sleep(1.0)
+    box.close()
+
+
+def trigger_say(game: str, card: str) -> str | None:
+    """What to call the moment a card that makes slapping right shows (Slapjack: a jack)."""
+    if game == "slapjack" and rank(card) == "J":
+        return "Jack!"
+    return None
+
+
+def run_live(*, video: str | None = None, camera: int | None = None, game: str, players: list[str],
+             layout: str | Path, model: str | Path, log_path: str | Path, player: Player,
+             realtime: bool = True, seconds: float | None = None, use_audio: bool = True,
+             call_triggers: bool = True, say: Callable[[str], None] | None = None,
+             on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None) -> LiveStats:
+    """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass or
+    Ctrl-C is pressed."""
+    say = say or (lambda m: print(m, file=sys.stderr, flush=True))
+    if game not in LIVE_GAMES:
+        raise LiveError(f"live knows {', '.join(LIVE_GAMES)} for now, not {game!r}")
+    if not Path(model).is_file():
+        raise LiveError(f"no detector model at {model}; train one (tablecam train) or pass model=PATH")
+    try:
+        lay = Layout.load(layout)
+    except (OSError, LayoutError) as e:
+        raise LiveError(str(e)) from None
+    if list(lay.players) != list(players) or lay.game != game:
+        raise LiveError(f"{lay.source}: the layout is for {lay.game} with {', '.join(lay.players)}; "
+                        f"calibrate for {game} with {', '.join(players)}")
+    fps = 30.0
+    onsets_all: list = []
+    if video is not None:
+        info = probe(video)  # a bad file fails here, before anything starts
+        try:
+            lay.check_frame(info.width, info.height)
+        except LayoutError as e:
+            raise LiveError(str(e)) from None
+        fps = info.fps or 30.0
+        if use_audio and info.has_audio:
+            samples, rate, t0 = read_audio(video)
+            onsets_all = impact_onsets(samples, rate, t0)
+    detector = Detector(model)
+    watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)
+    header = GameHeader(game=game, players=tuple(players), dealer=players[-1],
+                        variants={"snap_by_slap": True} if game == "snap" else {})
+    referee = new_referee(header)
+    stats = LiveStats()
+    box = _Mailbox()
+    stop = threading.Event()
+    player.start()
+    start_wall = time.monotonic() + 0.05
+    stats.start_wall = start_wall
+    if video is not None:
+        cap = threading.Thread(target=_capture_file, args=(video, box, start_wall, realtime, stop), daemon=True)
+    else:
+        cap = threading.Thread(target=_capture_camera, args=(camera or 0, box, stop, stats, say), daemon=True)
+    cap.start()
+    next_onset = 0
+    try:
+        with LogWriter(log_path, fresh=True) as log:
+            log.write(header)
+
+            def rule(outputs: list) -> None:
+                for o in outputs:
+                    log.write(o.to_dict())
+                    if isinstance(o, Verdict) and o.voice:
+                        player.submit(o)
+
+            try:
+                while True:
+                    item = box.get()
+                    if item is None:
+                        if box.done:
+                            break
+                        continue
+                    fr, due = item
+                    t_busy = time.perf_counter()
+                    while next_onset < len(onsets_all) and onsets_all[next_onset].t <= fr.t:  # heard by now
+                        watcher.onsets.append(onsets_all[next_onset])
+                        next_onset += 1
+                    events = watcher.feed(fr.index, fr.t, fr.image)
+                    for ev in events:
+                        log.write(ev)
+                        if call_triggers and ev.type == "card" and ev.card:
+                            text = trigger_say(game, ev.card)
+                            if text:
+                                now = time.monotonic()
+                                player.submit(Verdict(ev.t, "trigger", "SJ-2", text), now)
+                                stats.trigger_latency.append(now - (start_wall + ev.t if video else due))
+                        rule(referee.push(ev))
+                    rule(referee.advance(fr.t))
+                    stats.frames += 1
+                    stats.busy_s += time.perf_counter() - t_busy
+                    if on_frame is not None:
+                        on_frame(fr, watcher, events)
+                    if seconds is not None and fr.t >= seconds:
+                        break
+            except KeyboardInterrupt:
+                say("stopped (Ctrl-C); finishing the log")
+            for ev in watcher.finish():
+                log.write(ev)
+                rule(referee.push(ev))
+            rule(referee.finish())
+    finally:
+        stop.set()
+        cap.join(timeout=2.0)
+        player.stop(wait=1.0)
+    stats.dropped, stats.captured = box.dropped, box.captured
+    stats.detections = watcher.detections
+    if box.error and stats.frames == 0:
+        raise LiveError(box.error)
+    return stats
