@@ -19,6 +19,8 @@ File format (YAML, ``version: 1``)::
       width_mm: 800
       height_mm: 600
       homography: [[...], [...], [...]]
+    latency:                     # optional, from tablecam calibrate-latency
+      audio_s: 0.021             # audio clock minus video clock for one instant
 
 Every zone is a card pile, so two zones that overlap (by area, not just a shared edge) are an error: a card
 seen at one point must belong to exactly one pile.
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +166,9 @@ class Layout:
     homography: np.ndarray | None = None  # 3x3, image pixels -> table mm
     table_mm: tuple[float, float] | None = None  # (width, height) of the table rectangle
     source: str = "<layout>"  # the file it came from, for messages
+    #: measured clock offsets (``tablecam calibrate-latency``): ``audio_s`` = when the microphone's clock says a
+    #: sound happened minus when the camera's clock says it did (positive: the sound is logged late)
+    latency: dict[str, float] = field(default_factory=dict)
 
     # ---- queries -------------------------------------------------------------------------------------
     def zone_of(self, point: Sequence[float]) -> str | None:
@@ -215,6 +220,8 @@ class Layout:
             if self.table_mm is not None:
                 table = {"width_mm": float(self.table_mm[0]), "height_mm": float(self.table_mm[1]), **table}
             d["table"] = table
+        if self.latency:
+            d["latency"] = {k: round(float(v), 5) for k, v in self.latency.items()}
         return d
 
     def save(self, path: str | Path) -> None:
@@ -281,9 +288,13 @@ class Layout:
                     table_mm = (float(table["width_mm"]), float(table["height_mm"]))
                 except (KeyError, TypeError, ValueError):
                     raise err("table width_mm and height_mm must both be numbers") from None
+        latency = data.get("latency") or {}
+        if not isinstance(latency, dict) or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                                                    and abs(v) < 5 for v in latency.values()):
+            raise err("field 'latency' must map clock names to offsets in seconds (under 5 s), e.g. {audio_s: 0.02}")
         layout = cls(frame_size=(int(frame["width"]), int(frame["height"])), game=str(data.get("game")),
                      players=tuple(players), zones=zones, seats=seats, homography=homography,
-                     table_mm=table_mm, source=source)
+                     table_mm=table_mm, source=source, latency={str(k): float(v) for k, v in latency.items()})
         layout.validate()
         return layout
 

@@ -12,8 +12,10 @@ VERDICT_KINDS: frozenset[str] = frozenset({
     "late_challenge", "draw_penalty", "effect", "blocked_suit", "eliminated", "win", "draw", "anticipated",
 })
 
-#: kinds that get an earcon before their sentence and pre-empt stale callouts (issue 5)
-URGENT_KINDS: frozenset[str] = frozenset({"snap", "slap_won", "false_slap", "pot_won", "snap_pot", "false_snap"})
+#: kinds that get an earcon before their sentence and pre-empt stale callouts (issue 5); ``trigger`` is not a
+#: ruling but the live assistant's call of a card that makes slapping right ("Jack!"), never logged as a verdict
+URGENT_KINDS: frozenset[str] = frozenset({"snap", "slap_won", "false_slap", "pot_won", "snap_pot", "false_snap",
+                                          "trigger"})
 
 
 @dataclass(slots=True)

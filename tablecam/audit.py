@@ -209,7 +209,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     if use_audio:
         try:
             samples, rate, t0a = read_audio(video)
-            onsets = impact_onsets(samples, rate, t0a)
+            onsets = impact_onsets(samples, rate, t0a, delay_s=lay.latency.get("audio_s", 0.0))
         except VideoError:
             onsets = []  # no audio track: the video alone times the slaps
     annot = _Annotator(out / "annotated.mp4", (info.width, info.height), fps, lay, out / "frames") if annotate \

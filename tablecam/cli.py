@@ -37,6 +37,7 @@ modes:
   audit VIDEO layout=L out=DIR       referee a recorded Slapjack or Snap game: game.jsonl, slaps.csv,
                                      report.html, annotated.mp4
   demo                               render a short Slapjack game and audit it (the shipped model)
+  calibrate-latency VIDEO layout=L   the audio-video clock offset from one clap in view; saved in the layout
   live camera=0|video=F layout=L     referee a game as it is played and speak the verdicts
                                      (audio_out=F.wav records them, mute=true, lang=zh)
   help                               this text
@@ -404,6 +405,32 @@ def truth_agreement(truth: Any, audited: Any) -> str:
     return f"the audit's verdicts differ from the ground truth's ({len(got)} vs {len(want)}):\n" + "\n".join(diff)
 
 
+def cmd_calibrate_latency(args: list[str]) -> int:
+    """Measure the microphone-camera clock offset from a clap in a recording and store it in the layout."""
+    from calibration.latency import ClapNotFound, measure
+    from calibration.layout import Layout, LayoutError
+    from vision.audio import read_audio
+    from vision.frames import VideoError, read_video
+
+    cfg, pos = parse_args("calibrate-latency", args)
+    if len(pos) != 1:
+        _eprint("usage: tablecam calibrate-latency CLAP.mp4 layout=LAYOUT.yaml  (record one clap in view)")
+        return 2
+    try:
+        lay = Layout.load(cfg["layout"]) if cfg["layout"] else None
+        samples, rate, t0 = read_audio(pos[0])
+        m = measure(read_video(pos[0]), samples, rate, t0)
+    except (LayoutError, VideoError, ClapNotFound) as e:
+        raise ConfigError(str(e)) from None
+    print(f"clap seen at {m.t_video:.4f} s (+- {m.frame_s / 2 * 1000:.0f} ms), heard at {m.t_audio:.4f} s: "
+          f"the audio runs {m.audio_s * 1000:+.1f} ms against the video")
+    if lay is not None:
+        lay.latency["audio_s"] = round(m.audio_s, 5)
+        lay.save(cfg["layout"])
+        print(f"saved in {cfg['layout']} (latency.audio_s)")
+    return 0
+
+
 def cmd_live(args: list[str]) -> int:
     """The live assistant; see tablecam.live."""
     from pathlib import Path
@@ -460,6 +487,7 @@ MODES: dict[str, Callable[[list[str]], int]] = {
     "audit": cmd_audit,
     "demo": cmd_demo,
     "live": cmd_live,
+    "calibrate-latency": cmd_calibrate_latency,
     "help": cmd_help,
 }
 

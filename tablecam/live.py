@@ -150,10 +150,10 @@ def trigger_say(game: str, card: str) -> str | None:
 def run_live(*, video: str | None = None, camera: int | None = None, game: str, players: list[str],
              layout: str | Path, model: str | Path, log_path: str | Path, player: Player,
              realtime: bool = True, seconds: float | None = None, use_audio: bool = True,
-             call_triggers: bool = True, say: Callable[[str], None] | None = None,
+             call_triggers: bool = True, say: Callable[[str], None] | None = None, idle_stop_s: float | None = None,
              on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None) -> LiveStats:
-    """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass or
-    Ctrl-C is pressed."""
+    """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
+    no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     if game not in LIVE_GAMES:
         raise LiveError(f"live knows {', '.join(LIVE_GAMES)} for now, not {game!r}")
@@ -177,7 +177,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         fps = info.fps or 30.0
         if use_audio and info.has_audio:
             samples, rate, t0 = read_audio(video)
-            onsets_all = impact_onsets(samples, rate, t0)
+            onsets_all = impact_onsets(samples, rate, t0, delay_s=lay.latency.get("audio_s", 0.0))
     detector = Detector(model)
     watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)
     header = GameHeader(game=game, players=tuple(players), dealer=players[-1],
@@ -206,12 +206,17 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                         player.submit(o)
 
             try:
+                last_frame = time.monotonic()
                 while True:
                     item = box.get()
                     if item is None:
                         if box.done:
                             break
+                        if idle_stop_s is not None and time.monotonic() - last_frame > idle_stop_s:
+                            say(f"no frame for {idle_stop_s:g} s: stopping")
+                            break
                         continue
+                    last_frame = time.monotonic()
                     fr, due = item
                     t_busy = time.perf_counter()
                     while next_onset < len(onsets_all) and onsets_all[next_onset].t <= fr.t:  # heard by now

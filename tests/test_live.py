@@ -1,0 +1,122 @@
+"""``tablecam live``: a rendered Slapjack game run through the live loop (SJ-2, TM-1), and its faults: no model,
+no camera, a camera unplugged mid-game (retried, the log kept)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.gamevideo import RenderedGame, render_game
+from tablecam import live as live_mod
+from tablecam.audio_out import Player
+from tablecam.audit import default_model
+from tablecam.cli import main
+from tablecam.gamelog import open_log, read_lines
+from tablecam.live import LiveError, run_live
+from vision.frames import Camera, CameraError
+
+needs_model = pytest.mark.skipif(not default_model().is_file(), reason="no shipped detector model")
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> RenderedGame:
+    return render_game(tmp_path_factory.mktemp("live") / "game.mp4", "slapjack", ["Ann", "Bob", "Cy"], seed=238,
+                       seconds=10)
+
+
+def muted(wav: Path) -> Player:
+    return Player.from_settings(mute=True, audio_out=wav, device="no-such-output-device", warn=lambda m: None)
+
+
+@needs_model
+def test_recording_run_live_writes_a_valid_log_and_calls_the_jack(game: RenderedGame, tmp_path: Path) -> None:
+    log, wav = tmp_path / "live.jsonl", tmp_path / "calls.wav"
+    stats = run_live(video=str(game.video), game="slapjack", players=["Ann", "Bob", "Cy"], layout=game.layout,
+                     model=default_model(), log_path=log, player=muted(wav), realtime=False)
+    assert stats.frames == stats.captured and stats.dropped == 0  # not paced: every frame looked at
+    lines = list(read_lines(open_log(log)))
+    assert all(ln.error is None for ln in lines)
+    items = [json.loads(x) for x in log.read_text().splitlines()]
+    assert items[0]["type"] == "game"
+    times = [d["t"] for d in items if d["type"] in ("card", "slap")]
+    assert times == sorted(times)  # released in time order, as the referee needs them
+    jacks = [d for d in items if d["type"] == "card" and d["card"].startswith("J")]
+    calls = [json.loads(x) for x in Path(f"{wav}.jsonl").read_text().splitlines()]
+    assert jacks and [c["text"] for c in calls if c["kind"] == "trigger"] == ["Jack!"] * len(jacks)
+    assert any(c["kind"] == "slap_won" for c in calls)  # the ruling is called too
+
+
+def test_missing_model_is_refused_before_anything_starts(game: RenderedGame, tmp_path: Path) -> None:
+    with pytest.raises(LiveError, match="no detector model at"):
+        run_live(video=str(game.video), game="slapjack", players=["Ann", "Bob", "Cy"], layout=game.layout,
+                 model=tmp_path / "none.onnx", log_path=tmp_path / "l.jsonl", player=muted(tmp_path / "w.wav"))
+    assert not (tmp_path / "l.jsonl").exists()
+
+
+@needs_model
+def test_no_camera_is_a_clear_error(game: RenderedGame, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["live", "camera=9", f"layout={game.layout}", f"log={tmp_path / 'l.jsonl'}", "mute=true"])
+    assert code == 2 and "camera 9" in capsys.readouterr().err
+
+
+class _Unplugged:
+    """A cv2.VideoCapture stand-in delivering ``n`` table frames, then unplugged."""
+
+    def __init__(self, frames: list[np.ndarray]) -> None:
+        self.frames = list(frames)
+
+    def isOpened(self) -> bool:  # noqa: N802 (cv2's name)
+        return True
+
+    def grab(self) -> bool:
+        time.sleep(1 / 30)
+        return bool(self.frames)
+
+    def retrieve(self) -> tuple[bool, np.ndarray]:
+        return True, self.frames.pop(0)
+
+    def release(self) -> None:
+        pass
+
+
+@needs_model
+def test_camera_unplugged_mid_game_is_retried_and_the_log_kept(game: RenderedGame, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.frames import read_video
+
+    frames = [f.image for f in read_video(game.video, end=2.0)]
+    opened: list[int] = []
+
+    def fake_open(index: int = 0, *a: object, **k: object) -> Camera:
+        opened.append(index)
+        if len(opened) in (2,) or len(opened) >= 4:  # unplugged: no camera there
+            raise CameraError(f"camera {index}", "no camera: /dev/video0 does not exist (is one plugged in?)")
+        return Camera(_Unplugged(frames[:30] if len(opened) == 1 else frames[30:]), index)
+
+    monkeypatch.setattr(live_mod, "open_camera", fake_open)
+    said: list[str] = []
+    log = tmp_path / "cam.jsonl"
+    stats = run_live(camera=0, game="slapjack", players=["Ann", "Bob", "Cy"], layout=game.layout,
+                     model=default_model(), log_path=log, player=muted(tmp_path / "w.wav"), seconds=30,
+                     say=said.append, idle_stop_s=3.0)
+    assert len(opened) >= 3 and stats.frames >= 40
+    assert any("stopped delivering" in m for m in said) and any("retrying" in m for m in said)
+    assert all(ln.error is None for ln in read_lines(open_log(log)))
+
+
+def test_mailbox_keeps_only_the_newest_frame() -> None:
+    from vision.frames import Frame
+
+    box = live_mod._Mailbox()
+    for i in range(5):
+        box.put(Frame(i, i / 30, np.zeros((2, 2, 3), np.uint8)), float(i))
+    got = box.get()
+    assert got is not None and got[0].index == 4 and box.dropped == 4 and box.captured == 5
+    t = threading.Timer(0.05, box.close)
+    t.start()
+    assert box.get(timeout=1.0) is None and box.done
