@@ -212,7 +212,10 @@ def cmd_train(args: list[str]) -> int:
     for key in ("images", "epochs", "imgsz", "batch"):
         whole_number(cfg, key, minimum=1)
     workers = None if cfg["workers"] is None else whole_number(cfg, "workers", minimum=1)
-    extra: dict = {"mosaic": float(cfg["mosaic"])}
+    extra: dict = {"mosaic": float(cfg["mosaic"]), "optimizer": str(cfg["optimizer"]),
+                   "warmup_epochs": float(cfg["warmup_epochs"])}
+    if cfg["lr0"] is not None:
+        extra["lr0"] = float(cfg["lr0"])
     if cfg["hours"] is not None:
         if not isinstance(cfg["hours"], (int, float)) or isinstance(cfg["hours"], bool) or cfg["hours"] <= 0:
             raise ConfigError(f"hours={cfg['hours']!r} must be a positive number")
