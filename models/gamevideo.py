@@ -226,8 +226,10 @@ def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Sc
                                                  (ev.t + RETRACT_S, back)], ["inout", "in"], next_seed(),
                                      carry_until=ev.t, seat=shoulder[p]))
         elif ev.type == "slap" and ev.zone in piles:
-            target = piles[ev.zone] + fwd[p] * 1.0 + rng.normal(0, 1.2, 2)  # the palm on the pile
-            approach = target - fwd[p] * 30.0
+            reach_dir = piles[ev.zone] - shoulder[p]  # a slap comes straight from the shoulder
+            reach_dir = reach_dir / (np.linalg.norm(reach_dir) + 1e-9)
+            target = piles[ev.zone] + reach_dir * 1.0 + rng.normal(0, 1.2, 2)  # the palm on the pile
+            approach = target - reach_dir * 30.0
             later = [t for t, z in takes if (z == ev.zone or game == "snap") and ev.t < t <= ev.t + 2.0]
             hold_end = later[0] if later else ev.t + HOLD_S + rng.uniform(0, 0.2)
             sc.motions.append(Motion(p, "slap", [(ev.t - SLAP_S, approach), (ev.t, target), (hold_end, target),

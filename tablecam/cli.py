@@ -165,13 +165,14 @@ def cmd_eval_detector(args: list[str]) -> int:
 
     cfg, pos = parse_args("eval-detector", args)
     if len(pos) != 1:
-        _eprint("usage: tablecam eval-detector FOLDER detections=DETECTIONS.json [--json]")
+        _eprint("usage: tablecam eval-detector FOLDER [model=M.onnx | detections=DETECTIONS.json] [--json]")
         return 2
-    if not cfg["detections"]:
-        raise ConfigError("give detections=FILE.json (the detector's boxes for the folder's images)")
     try:
         labels = load_labels(pos[0])
-        dets = load_detections(cfg["detections"])
+        if cfg["detections"]:
+            dets = load_detections(cfg["detections"])
+        else:
+            dets = detect_folder(pos[0], list(labels), cfg["model"], float(cfg["conf"]), cfg["imgsz"])
     except (OSError, ValueError, KeyError, TypeError) as e:
         _eprint(f"tablecam eval-detector: {e}")
         return 2
@@ -180,6 +181,32 @@ def cmd_eval_detector(args: list[str]) -> int:
     report = score(labels, dets)
     print(dumps(report.to_dict()) if cfg["json"] else report.text())
     return 0
+
+
+def detect_folder(folder: str, images: list[str], model: Any, conf: float, imgsz: Any) -> dict[str, list[Any]]:
+    """Run the detector (default: the shipped one) on every labelled image of ``folder``/images."""
+    from pathlib import Path
+
+    import cv2
+
+    from models.detector import Detector
+    from models.evaluate import Detection
+    from tablecam.audit import default_model
+
+    det = Detector(Path(model) if model else default_model(), conf=conf,
+                   imgsz=int(imgsz) if imgsz else None)
+    out: dict[str, list[Any]] = {}
+    for name in images:
+        path = Path(folder) / "images" / name
+        if not path.is_file():
+            path = Path(folder) / name
+        img = cv2.imread(str(path))
+        if img is None:
+            raise ValueError(f"{path}: cannot read the image named in labels.json")
+        d = det(img)
+        out[name] = [Detection(str(n), tuple(float(v) for v in b), float(c))
+                     for b, c, n in zip(d.xyxy, d.confidence, d.class_name, strict=True) if n not in ("back", "hand")]
+    return out
 
 
 def cmd_synth(args: list[str]) -> int:

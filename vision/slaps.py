@@ -79,22 +79,27 @@ def _px_per_mm(layout: Layout, point: np.ndarray) -> float:
 
 
 def make_corridors(layout: Layout, zones: list[str], out_mm: float = 330.0, past_mm: float = 90.0,
-                   width_mm: float = 130.0, pitch_mm: float = 8.0) -> list[Corridor]:
-    """One corridor per (zone, player): from ``out_mm`` on the player's side of the zone's centre to ``past_mm``
-    beyond it, ``width_mm`` wide. Without a table homography, sizes are taken from the zone's own size
+                   width_mm: float = 130.0, pitch_mm: float = 8.0, shoulder_mm: float = 400.0) -> list[Corridor]:
+    """One corridor per (zone, player): along the line from the zone's centre to the player's shoulder
+    (``shoulder_mm`` behind their seat), from ``out_mm`` on that side of the centre to ``past_mm`` beyond it,
+    ``width_mm`` wide. Without a table homography, sizes are taken from the zone's own size
     (a pile zone is about a card and a half across)."""
     out: list[Corridor] = []
+    middle = np.mean([z.polygon.mean(0) for z in layout.zones.values()], axis=0)
     for zname in zones:
         zone = layout.zones[zname]
         c = zone.polygon.mean(0)
         ppm = _px_per_mm(layout, c) or (np.sqrt(zone.area) / 140.0)
         for p in layout.players:
             seat = layout.seats[p].reshape(-1, 2).mean(0)
-            u = seat - c
+            away = seat - middle
+            away = away / (np.linalg.norm(away) + 1e-9)
+            shoulder = seat + away * shoulder_mm * ppm  # arms come from the shoulder, behind the table's edge
+            u = shoulder - c
             dist = float(np.linalg.norm(u))
             u = u / (dist + 1e-9)
             n = np.array([-u[1], u[0]])
-            outer = min(out_mm * ppm, dist)  # not past the seat
+            outer = min(out_mm * ppm, float(np.linalg.norm(seat - c)))  # not past the table's edge
             n_along = int((outer + past_mm * ppm) / (pitch_mm * ppm)) + 1
             n_across = int(width_mm / pitch_mm) + 1
             s = np.linspace(outer, -past_mm * ppm, n_along)  # distance from the centre towards the seat
@@ -233,11 +238,16 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.0
 
 
 def drop_dealing(slaps: list[SlapSeen], cards: list[tuple[float, str]], before_s: float = 0.15,
-                 after_s: float = 0.1) -> list[SlapSeen]:
+                 after_s: float = 0.1, own_before_s: float = 0.35) -> list[SlapSeen]:
     """Without the hands that laid cards: a "slap" on a pile within ``before_s`` before (or ``after_s`` after) a new
     card showed there is the hand that put it down; no one reacts to a card within 100 ms of it showing (TM-2).
-    ``cards``: (time the card first showed, zone)."""
-    return [s for s in slaps if not any(z == s.zone and -after_s <= t - s.t_video <= before_s for t, z in cards)]
+    On one's own pile (``pile:P`` by P, Snap), where the hand lays its card after a short reach, up to
+    ``own_before_s`` before. ``cards``: (time the card first showed, zone)."""
+    def laid(s: SlapSeen) -> bool:
+        before = own_before_s if s.zone == f"pile:{s.player}" else before_s
+        return any(z == s.zone and -after_s <= t - s.t_video <= before for t, z in cards)
+
+    return [s for s in slaps if not laid(s)]
 
 
 def slaps_in_video(path: str, layout: Layout, zones: list[str], use_audio: bool = True,
