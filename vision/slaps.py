@@ -57,6 +57,8 @@ class Corridor:
     s_centre: int  # sample index (along) of the zone's centre
     s_edge: int  # sample index where the zone begins (the seat's side)
     pitch_mm: float
+    u: np.ndarray = field(default_factory=lambda: np.zeros(2))  # unit vector, zone centre -> shoulder (pixels)
+    dist: float = 0.0  # zone centre to shoulder (pixels)
     background: np.ndarray | None = None
     still: np.ndarray | None = None
     prev: np.ndarray | None = None
@@ -112,7 +114,7 @@ def make_corridors(layout: Layout, zones: list[str], out_mm: float = 330.0, past
             s_edge = int(np.argmax(inside)) if inside.any() else int(np.argmin(np.abs(s)))
             s_centre = int(np.argmin(np.abs(s)))
             out.append(Corridor(zname, p, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
-                                s_centre, s_edge, pitch_mm))
+                                s_centre, s_edge, pitch_mm, u=u, dist=dist))
     return out
 
 
@@ -134,6 +136,8 @@ class SlapDetector:
         self.own_rows = 5
         self.min_step = min_step  # rows (pitch_mm each) the hand's edge covered in its last frame: a slap is fast
         self.small: np.ndarray | None = None
+        self.hold_frames = 4
+        self._held: list[tuple[SlapSeen, Corridor]] = []
 
     def _reach(self, fg: np.ndarray) -> float:
         """Samples from the outer end covered by an unbroken run of changed rows (one-row gaps bridged)."""
@@ -160,7 +164,6 @@ class SlapDetector:
     def update(self, index: int, t: float, frame: np.ndarray) -> list[SlapSeen]:
         H, W = frame.shape[:2]
         self.small = cv2.resize(frame, (int(W * SCALE), int(H * SCALE)), interpolation=cv2.INTER_AREA)
-        found: list[SlapSeen] = []
         for c in self.corridors:
             strip = cv2.remap(self.small, c.map_x, c.map_y, cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REPLICATE).astype(np.int16)
@@ -188,13 +191,33 @@ class SlapDetector:
                 # that slapped is still there (a reach that collapses at once was a passing connection)
                 seen = self._contact(c, index - 1)
                 if seen is not None and r >= over - 1:
-                    found.append(seen)
+                    self._held.append((seen, c))
                 c.state = "on"
             elif c.state == "arriving" and f >= c.s_edge:
                 c.entered = True
-            elif c.state in ("arriving", "on") and r < c.s_edge:
+            elif c.state in ("arriving", "on") and r < c.s_centre - 2:  # the palm has left the pile
                 c.state = "idle"
-        return found
+        return self._settle(index)
+
+    def _settle(self, index: int, final: bool = False) -> list[SlapSeen]:
+        """Arrivals held ``hold_frames`` frames, then given out; an arm reaching over a nearer pile to slap a
+        farther one on the same line from the shoulder passes over both: only the far one is a slap."""
+        out: list[SlapSeen] = []
+        keep: list[tuple[SlapSeen, Corridor]] = []
+        for seen, c in self._held:
+            if not final and index - seen.frame < self.hold_frames:
+                keep.append((seen, c))
+                continue
+            beyond = any(o.player == seen.player and o.zone != seen.zone and abs(o.t_video - seen.t_video) <= 0.02
+                         and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in self._held)
+            if not beyond:
+                out.append(seen)
+        self._held = keep
+        return out
+
+    def finish(self) -> list[SlapSeen]:
+        """The arrivals still held at the end of the video."""
+        return self._settle(0, final=True)
 
     def _contact(self, c: Corridor, index: int) -> SlapSeen | None:
         """Contact between the last frame in which the edge advanced and the frame before it (half a frame either
@@ -259,6 +282,7 @@ def slaps_in_video(path: str, layout: Layout, zones: list[str], use_audio: bool 
     found: list[SlapSeen] = []
     for fr in read_video(path):
         found += det.update(fr.index, fr.t, fr.image)
+    found += det.finish()
     if cards is not None:
         found = drop_dealing(found, cards)
     if not use_audio:

@@ -34,7 +34,7 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
     if game == "slapjack":
         return ["center"], ["center"]
     piles = [z for z in layout.zones if z.startswith("pile:")]
-    return piles, piles
+    return piles, piles  # the pot is slapped only after a Snap Pot: not watched yet
 
 
 @dataclass
@@ -76,15 +76,7 @@ class TableWatcher:
     def feed(self, index: int, t: float, image: np.ndarray) -> list[Event]:
         """Look at one frame (BGR); returns the observations now final, in time order."""
         self.boxes = []
-        arrivals = self.slapper.update(index, t, image)
-        if arrivals and self.onsets:
-            arrivals = fuse_audio(arrivals, self.onsets, used=self._used_onsets)
-        for s in arrivals:
-            self.slapper_found.append(s)
-            evidence = {"frame": s.frame, "t_video": round(s.t_video, 4), "source": s.source}
-            ev = Event(t=round(s.t, 4), type="slap", zone=s.zone, player=s.player, t_err=round(s.t_err, 4),
-                       evidence=evidence)
-            heapq.heappush(self._pending, (s.t, next(self._seq), ev, s))
+        self._arrivals(self.slapper.update(index, t, image))
         for tr in self.trackers:
             if not tr.remember(index, t, image):
                 continue
@@ -103,6 +95,16 @@ class TableWatcher:
                 heapq.heappush(self._pending, (seen.t, next(self._seq), ev, seen))
         return self._release(t)
 
+    def _arrivals(self, arrivals: list[SlapSeen]) -> None:
+        if arrivals and self.onsets:
+            arrivals = fuse_audio(arrivals, self.onsets, used=self._used_onsets)
+        for s in arrivals:
+            self.slapper_found.append(s)
+            evidence = {"frame": s.frame, "t_video": round(s.t_video, 4), "source": s.source}
+            ev = Event(t=round(s.t, 4), type="slap", zone=s.zone, player=s.player, t_err=round(s.t_err, 4),
+                       evidence=evidence)
+            heapq.heappush(self._pending, (s.t, next(self._seq), ev, s))
+
     def _release(self, now: float) -> list[Event]:
         out: list[Event] = []
         while self._pending and self._ready_at(self._pending[0][2]) <= now:
@@ -117,6 +119,7 @@ class TableWatcher:
 
     def finish(self) -> list[Event]:
         """Everything still held, in time order (the end of the video or of the game)."""
+        self._arrivals(self.slapper.finish())
         return self._release(float("inf"))
 
     @property
