@@ -76,3 +76,28 @@ def test_eval_detector_command_prints_the_report(folder: Path, capsys: pytest.Ca
     assert "card-level recall    0.333" in capsys.readouterr().out
     assert main(["eval-detector", str(folder / "nowhere"), f"detections={folder / 'det.json'}"]) == 2
     assert "no labels.json" in capsys.readouterr().err
+
+
+def test_eval_detector_runs_the_shipped_model_on_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``tablecam eval-detector FOLDER`` with no detections file runs the detector itself on FOLDER/images."""
+    import cv2
+
+    from models.classes import CLASSES
+    from models.scenes import make_scene
+    from tablecam.audit import default_model
+    from tablecam.cli import main
+
+    if not default_model().is_file():
+        pytest.skip("no shipped detector model")
+    (tmp_path / "images").mkdir()
+    labels = {}
+    for i in range(3):
+        img, lab = make_scene(100 + i, size=(640, 480), closeup=True)
+        cv2.imwrite(str(tmp_path / "images" / f"s{i}.jpg"), img[:, :, ::-1])
+        labels[f"s{i}.jpg"] = [{"card": CLASSES[c], "box": [(x - w / 2) * 640, (y - h / 2) * 480, (x + w / 2) * 640,
+                                                             (y + h / 2) * 480]}
+                               for c, x, y, w, h in lab if CLASSES[c] not in ("back", "hand")]
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    assert main(["eval-detector", str(tmp_path), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["labels"] == sum(len(v) for v in labels.values()) and 0 <= d["recall"] <= 1
