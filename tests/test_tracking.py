@@ -107,3 +107,15 @@ def test_unchanged_crop_is_not_detected_again() -> None:
     runs = [tr.remember(i, i / 30, img) for i in range(5)]
     assert runs == [True, False, False, False, False]
     assert tr.remember(5, 5 / 30, frame_with(card=False))  # the pile changed: look again
+
+
+def test_one_misread_between_two_reads_is_forgiven() -> None:
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1)
+    box = (160.0, 150.0, 240.0, 260.0)
+    img = frame_with(card=True)
+    got = []
+    for i, name in enumerate(["7H", "7D", "7H", "7H"]):
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, dets((name, 0.8, box)))
+        got.append(s.card if s else None)
+    assert got == [None, None, "7H", None]

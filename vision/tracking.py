@@ -6,9 +6,10 @@ changed since its last run, at most once per ``every`` frames, and every ``retry
 (in case the last look missed).
 
 Hysteresis: a card becomes the new top when the same code, never seen on this pile since it was last
-cleared, is the best such detection in ``confirm`` consecutive runs. Its time is then traced back through
-the last frames kept in a ring: the first frame from which the card's area looked as it does now. That is the
-time it *appeared* (EVENTS.md ``card``), within a frame, however long the hysteresis took.
+cleared, is the best such detection in ``confirm`` of the last ``confirm + 1`` runs (one misread forgiven).
+Its time is then traced back through the last frames kept in a ring: the first frame from which the card's
+area looked as it does now. That is the time it *appeared* (EVENTS.md ``card``), within a frame, however long
+the hysteresis took.
 
 One deck: a code already confirmed on this pile cannot be its new top, so a buried card whose index peeks out
 between two other cards does not come back as a new play. The pile's history is forgotten when the pile is
@@ -71,8 +72,8 @@ class PileTracker:
     ring: int = 45
     history: set[str] = field(default_factory=set)
     top: str | None = None
-    _cand: str | None = None
-    _count: int = 0
+    _count: int = 0  # runs among the recent ones whose best new card was the current best
+    _recent: deque = field(default_factory=deque)  # best new card of each recent run (None: none)
     _last_small: np.ndarray | None = None
     _last_run: int = -10**9
     _empty_runs: int = 0
@@ -122,17 +123,19 @@ class PileTracker:
         else:
             self._empty_runs = 0
         new = [(c, n, b) for c, n, b in inside if n not in self.history]
-        if not new:
-            self._cand, self._count = None, 0
+        best = max(new, key=lambda x: x[0]) if new else None
+        self._recent.append(best[1] if best else None)
+        while len(self._recent) > self.confirm + 1:  # one misread among the last runs is forgiven
+            self._recent.popleft()
+        if best is None:
+            self._count = 0
             return None
-        c, n, b = max(new, key=lambda x: x[0])
-        if n == self._cand:
-            self._count += 1
-        else:
-            self._cand, self._count = n, 1
+        c, n, b = best
+        self._count = sum(1 for x in self._recent if x == n)
         if self._count < self.confirm:
             return None
-        self._cand, self._count = None, 0
+        self._count = 0
+        self._recent.clear()
         self.history.add(n)
         self.top = n
         box = tuple(float(v) for v in b)
