@@ -211,8 +211,9 @@ hands, distractors, webcam effects); labels are the visible part of each object.
 - images: {d.get('images')} ({d.get('train_images')} train, {d.get('val_images')} val)
 
 ## Training
-- architecture `{m['model']}.yaml`, no pretrained weights; imgsz {m['imgsz']}, {m['epochs']} epochs, batch
-  {m['batch']}, seed {m['seed']}
+- architecture `{m['model']}.yaml`, no pretrained weights; imgsz {m['imgsz']}, {m.get('epochs_run', m['epochs'])}
+  epochs run (of {m['epochs']} allowed), batch {m['batch']}, seed {m['seed']}
+- other settings: {', '.join(f'{k}={v}' for k, v in m.get('settings', {}).items()) or 'ultralytics defaults'}
 - augmentation: {', '.join(f'{k}={v}' for k, v in m['augmentation'].items())}
 - hardware: {hw.get('gpu') or hw.get('cpu')} ({hw.get('cores')} cores), device `{hw['device']}`, torch
   {hw.get('torch')}, ultralytics {hw.get('ultralytics')}
@@ -321,7 +322,7 @@ def train(data: str | Path | None = None, *, images: int = 1000, epochs: int = 3
         "val": val,
         "data": {"yaml": str(data_yaml), "recipe": recipe, "images": (recipe or {}).get("images"),
                  "train_images": n_train, "val_images": n_val},
-        "augmentation": aug, "hardware": hardware(device),
+        "augmentation": aug, "settings": rest, "hardware": hardware(device),
         "seconds": {"data": round(t_data, 1), "train": round(t_train, 1), "export": round(t_export, 1),
                     "total": round(time.perf_counter() - t0, 1)},
         "files": {"pt": str(pt), "onnx": str(onnx) if onnx else None},

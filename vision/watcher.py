@@ -52,6 +52,7 @@ class TableWatcher:
     hold_s: float = 1.6
     slap_hold_s: float | None = None  # live: release slaps this long after contact, cards at once
     every: int = 2  # detect a changed pile at most every this many frames
+    min_conf: float = 0.25  # a card read below this confidence is not evidence (the hysteresis needs several)
     cards: list[CardSeen] = field(default_factory=list)
     slaps: list[SlapSeen] = field(default_factory=list)
     dealing: list[SlapSeen] = field(default_factory=list)
@@ -60,8 +61,10 @@ class TableWatcher:
 
     def __post_init__(self) -> None:
         card_zones, slap_zones = zones_for(self.game, self.layout)
-        self.trackers = [PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], self.layout.frame_size),
-                                     every=self.every) for z in card_zones]
+        side = int(getattr(self.detector, "imgsz", 320))  # no smaller than the model's input: never blown up
+        self.trackers = [PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], self.layout.frame_size,
+                                                                     min_side=side),
+                                     every=self.every, min_conf=self.min_conf) for z in card_zones]
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps)
         self._pending: list[tuple[float, int, Event, Any]] = []
         self._seq = itertools.count()
