@@ -77,7 +77,7 @@ class _Annotator:
     frames_dir: Path
     buffer: deque = field(default_factory=deque)
     captions: list[tuple[float, str]] = field(default_factory=list)
-    contacts: list[tuple[float, str]] = field(default_factory=list)  # (t, label) of slaps, for the report frames
+    contacts: list[tuple[float, str, str]] = field(default_factory=list)  # (t, zone, player) of every arrival
     saved: dict[float, list[tuple[str, float]]] = field(default_factory=dict)
     boxes: list[tuple[float, tuple, str]] = field(default_factory=list)
     _container: Any = None
@@ -102,7 +102,7 @@ class _Annotator:
 
     def _write(self, index: int, t: float, frame: np.ndarray) -> None:
         dt = 1.0 / self.fps
-        for tc, label in self.contacts:  # the frames around a contact, for the report
+        for tc, label, _ in self.contacts:  # the frames around a contact, for the report
             if tc - 2.5 * dt <= t <= tc + 2.5 * dt:
                 name = f"slap_{tc:09.4f}_{index:06d}.jpg"
                 x0, y0, x1, y1 = self._around(tc, label)
@@ -116,6 +116,15 @@ class _Annotator:
                 p0 = (int(b[0] / 2), int(b[1] / 2))
                 cv2.rectangle(small, p0, (int(b[2] / 2), int(b[3] / 2)), (0, 220, 255), 1)
                 cv2.putText(small, lab, (p0[0], max(10, p0[1] - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 220, 255), 1)
+        for k, (tc, zname, who) in enumerate(c for c in self.contacts if c[0] <= t < c[0] + 0.6):
+            zone = self.layout.zones.get(zname)
+            if zone is not None:  # who slapped, and when, over the pile
+                x = int(zone.polygon[:, 0].max() / 2) + 4
+                y = int(zone.polygon[:, 1].min() / 2) + 14 + 16 * k
+                cv2.putText(small, f"slap {who} {tc:.3f}", (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3,
+                            cv2.LINE_AA)
+                cv2.putText(small, f"slap {who} {tc:.3f}", (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (60, 200, 255), 1,
+                            cv2.LINE_AA)
         live = [s for tc, s in self.captions if tc <= t < tc + CAPTION_S]
         for k, s in enumerate(live[-3:]):
             y = small.shape[0] - 14 - 22 * (len(live[-3:]) - 1 - k)
@@ -247,7 +256,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                 push(watcher.feed(fr.index, fr.t, fr.image))
                 if annot:
                     for s in watcher.slapper_found[n_slaps:]:
-                        annot.contacts.append((s.t, s.zone))
+                        annot.contacts.append((s.t, s.zone, s.player))
                     annot.push(fr.index, fr.t, fr.image, watcher.boxes)
                 if progress and (frames % 15 == 0):
                     _progress(fr.index, info.frame_count, t_start, fr.t)
