@@ -8,7 +8,7 @@ mkdir -p .gpu/wheels .gpu/stub/polars .gpu/fonts
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-  -d .gpu/wheels ultralytics==8.4.190 ultralytics-thop onnx onnxslim onnxruntime pyyaml
+  -d .gpu/wheels ultralytics==8.4.190 ultralytics-thop onnxslim  # torch, onnx(runtime), yaml, cv2 are there
 cat > .gpu/stub/polars/__init__.py <<'PY'
 """Stand-in for polars on the GPU machine: ultralytics (plots=False) only re-reads its CSV log with it and
 tolerates the failure (shared/ENVIRONMENT.md)."""
