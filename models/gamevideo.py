@@ -186,28 +186,37 @@ def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Sc
     # are not in the log as takes: the referee's verdicts say which piles went when
     takes = [(e.t, e.zone) for e in events if e.type == "take"]
     pot_cards: list[tuple[float, int]] = []
-    if game == "snap":
-        _, outs = replay_to_end(header, events)
-        for o in outs:
-            d = o.to_dict()
-            if d.get("type") != "verdict":
-                continue
-            t_won = float(d["t"]) + 0.35
-            if d["kind"] in ("snap", "snap_pot"):
-                takes += [(t_won, f"pile:{q}") for q in d.get("piles", [])]
-                if d["kind"] == "snap_pot":
-                    pot_cards.append((t_won, int(d.get("cards") or 0)))
-            elif d["kind"] == "pot_won":
-                takes.append((t_won, "pot"))
-        takes.sort()
-        for t_won, z in takes:
-            if z != "pot" and not any(e.type == "take" and e.zone == z and abs(e.t - t_won) < 1e-6 for e in events):
-                sc.clears.append((t_won, z))
-        for t_pot, n in pot_cards:  # the snapped piles go face down into the middle
-            for _ in range(min(n, 6)):
-                xy = piles["pot"] + rng.normal(0, 1.0, 2)
-                sc.landings.append((t_pot, "pot", PileCard("back", xy, float(rng.uniform(-30, 30)), t_pot)))
-        sc.clears += [(t, z) for t, z in takes if z == "pot"]
+    landing_times: dict[str, list[float]] = {}
+    for e in events:
+        if e.type == "card" and e.zone:
+            landing_times.setdefault(e.zone, []).append(e.t)
+
+    def before_next_card(zone: str, t: float, gap: float = 0.2) -> float:
+        """``t``, or earlier if the next card on ``zone`` lands sooner: a won pile is swept before it."""
+        nxt = [u for u in landing_times.get(zone, []) if u > t - 0.35]
+        return min(t, nxt[0] - gap) if nxt else t
+
+    _, outs = replay_to_end(header, events)  # which piles were won, and when (not always logged as takes)
+    won: list[tuple[float, str]] = []
+    for o in outs:
+        d = o.to_dict()
+        if d.get("type") != "verdict":
+            continue
+        t_v = float(d["t"])
+        if game == "slapjack" and d["kind"] == "slap_won":
+            won.append((before_next_card("center", t_v + 0.35), "center"))
+        elif d["kind"] in ("snap", "snap_pot"):
+            won += [(before_next_card(f"pile:{q}", t_v + 0.35), f"pile:{q}") for q in d.get("piles", [])]
+            if d["kind"] == "snap_pot":
+                pot_cards.append((t_v + 0.35, int(d.get("cards") or 0)))
+        elif d["kind"] == "pot_won":
+            won.append((t_v + 0.35, "pot"))
+    takes = sorted(takes + won)
+    sc.clears += [(t, z) for t, z in won if z in piles]
+    for t_pot, n in pot_cards:  # the snapped piles go face down into the middle
+        for _ in range(min(n, 6)):
+            xy = piles["pot"] + rng.normal(0, 1.0, 2)
+            sc.landings.append((t_pot, "pot", PileCard("back", xy, float(rng.uniform(-30, 30)), t_pot)))
     for ev in events:
         p = ev.player or header.players[0]
         if ev.type == "card" and ev.zone in piles:
@@ -232,6 +241,8 @@ def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Sc
             approach = target - reach_dir * 30.0
             later = [t for t, z in takes if (z == ev.zone or game == "snap") and ev.t < t <= ev.t + 2.0]
             hold_end = later[0] if later else ev.t + HOLD_S + rng.uniform(0, 0.2)
+            # off the pile before the next card lands there (players leave room for the turner)
+            hold_end = max(ev.t + 0.1, before_next_card(ev.zone, hold_end, gap=RETRACT_S * 0.7))
             sc.motions.append(Motion(p, "slap", [(ev.t - SLAP_S, approach), (ev.t, target), (hold_end, target),
                                                  (hold_end + RETRACT_S, seat[p] - fwd[p] * 6.0)],
                                      ["in", "in", "inout"], next_seed(), contact=ev.t, seat=shoulder[p]))

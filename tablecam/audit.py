@@ -180,7 +180,7 @@ def _progress(i: int, n: int | None, t0: float, t_video: float) -> None:
 def audit(video: str | Path, game: str, players: list[str], layout: str | Path, out: str | Path,
           model: str | Path | None = None, dealer: str | None = None, variants: dict | None = None,
           use_audio: bool = True, annotate: bool = True, progress: bool = True, conf: float = 0.3,
-          threads: int | None = None) -> AuditResult:
+          threads: int | None = None, detector: Any = None) -> AuditResult:
     """Audit ``video``; see the module doc. Raises :class:`AuditError` before writing anything when the
     inputs do not fit together, and ``vision.frames.VideoError`` when the file is not a video at all."""
     video = Path(video)
@@ -201,9 +201,10 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         raise AuditError(f"{lay.source}: the layout seats {', '.join(lay.players)}, but players={','.join(players)}; "
                          f"give the same names in the same (clockwise) order")
     model_path = Path(model) if model else default_model()
-    if not model_path.is_file():
-        raise AuditError(f"no detector model at {model_path}; train one (tablecam train) or pass model=PATH")
-    detector = Detector(model_path, conf=conf, threads=threads)
+    if detector is None:  # another card reader may be given (a callable on a BGR crop returning Detections)
+        if not model_path.is_file():
+            raise AuditError(f"no detector model at {model_path}; train one (tablecam train) or pass model=PATH")
+        detector = Detector(model_path, conf=conf, threads=threads)
     variants = dict(variants or {})
     if game == "snap":
         variants.setdefault("snap_by_slap", True)  # a spoken snap is not in the video; a slap is
@@ -244,6 +245,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         def keep(d: dict[str, Any]) -> None:
             log.write(d)
             outputs.append(d)
+            watcher.piles_taken(piles_moved(d, game), float(d.get("t", 0.0)))
             if annot and d.get("type") == "verdict" and d.get("say"):
                 annot.captions.append((float(d["t"]), str(d["say"])))
 
@@ -289,6 +291,17 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                            annotated="annotated.mp4" if annot else None)
     write_report(out, summary)
     return AuditResult(out, log_path, summary, cards, slaps, outputs, frames, seconds, stopped)
+
+
+def piles_moved(d: dict[str, Any], game: str) -> list[str]:
+    """The zones a verdict line empties (their cards go to a player's stack or to the pot)."""
+    if d.get("type") != "verdict":
+        return []
+    if game == "slapjack" and d.get("kind") == "slap_won":
+        return ["center"]
+    if d.get("kind") in ("snap", "snap_pot"):
+        return [f"pile:{p}" for p in d.get("piles", [])]
+    return []
 
 
 SLAP_KINDS = ("slap_won", "false_slap", "unresolved_tie", "anticipated", "snap", "snap_pot", "false_snap")

@@ -33,6 +33,7 @@ from engine.games import new_referee
 from engine.verdicts import Verdict
 from models.detector import Detector
 from tablecam.audio_out import Player
+from tablecam.audit import piles_moved
 from tablecam.gamelog import LogWriter
 from vision.audio import impact_onsets, read_audio
 from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
@@ -202,6 +203,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
             def rule(outputs: list) -> None:
                 for o in outputs:
                     log.write(o.to_dict())
+                    watcher.piles_taken(piles_moved(o.to_dict(), game), o.t)
                     if isinstance(o, Verdict) and o.voice:
                         player.submit(o)
 

@@ -19,6 +19,7 @@ uncertainty (``t_err``), and the referee (TM-3) says the tie cannot be resolved.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import cv2
@@ -232,14 +233,14 @@ class SlapDetector:
         steps = [b - a for a, b in zip(f[-3:], f[-2:], strict=False) if a >= 0]
         if max(steps) < self.min_step:
             return None
-        # the last advancing frame shows the hand's edge past the pile's centre, still travelling a frame's
-        # worth (an arm is fastest as it lands): the palm comes down before the next frame
-        est = t[-1] + dt / 2
+        # the last advancing frame is the first to show the palm down (its blurred edge runs ahead of it in the
+        # frames before): the contact is taken at that frame, within half a frame either way
+        est = t[-1]
         return SlapSeen(est, c.zone, c.player, dt / 2, index, est)
 
 
-def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.06, after_s: float = 0.06,
-               used: set[int] | None = None) -> list[SlapSeen]:
+def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1, after_s: float = 0.06,
+               used: set[int] | None = None, same_frame_s: float = 0.01) -> list[SlapSeen]:
     """Give each video slap the impact onset that timed it: the onsets within [t - before, t + after] of its
     video contact, taken in time order by the slaps in their video order (so two hands in one frame take the
     two onsets in order). A slap without an onset keeps its video time and uncertainty. ``used``: indices of
@@ -257,6 +258,12 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.0
         o = onsets[pick]
         out.append(SlapSeen(o.t, s.zone, s.player, max(o.t_err, 0.0005), s.frame, s.t_video, "audio+video",
                             o.strength))
+    # two hands the frames put at the same moment: the sounds say when, not whose; their times keep that doubt
+    for i, a in enumerate(out):
+        for b in out[i + 1:]:
+            if a.zone == b.zone and abs(a.t_video - b.t_video) < same_frame_s and a.source == b.source == "audio+video":
+                doubt = abs(a.t - b.t)
+                out = [dataclasses.replace(x, t_err=max(x.t_err, doubt)) if x is a or x is b else x for x in out]
     return sorted(out, key=lambda x: x.t)
 
 

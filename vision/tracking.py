@@ -77,6 +77,9 @@ class PileTracker:
     _last_small: np.ndarray | None = None
     _last_run: int = -10**9
     _empty_runs: int = 0
+    forget_s: float = 3.0
+    _last_seen: dict = field(default_factory=dict)  # code -> last time any run detected it here
+    _seen_at: dict = field(default_factory=dict)  # code -> when it was confirmed as the top
     _frames: deque = field(default_factory=deque)  # (index, t, grey crop)
 
     def small(self, frame: np.ndarray) -> np.ndarray:
@@ -122,7 +125,9 @@ class PileTracker:
                 self.top = None
         else:
             self._empty_runs = 0
-        new = [(c, n, b) for c, n, b in inside if n not in self.history]
+        for _, n, _ in inside:
+            self._last_seen[n] = t
+        new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
         best = max(new, key=lambda x: x[0]) if new else None
         self._recent.append(best[1] if best else None)
         while len(self._recent) > self.confirm + 1:  # one misread among the last runs is forgiven
@@ -136,10 +141,27 @@ class PileTracker:
             return None
         self._count = 0
         self._recent.clear()
+        self._seen_at[n] = t
         self.history.add(n)
         self.top = n
         box = tuple(float(v) for v in b)
         return CardSeen(self.first_seen(box, t), self.zone.name, n, c, index, box, t)
+
+    def _forgotten(self, code: str, t: float) -> bool:
+        """A card confirmed here before may come back (the pile was taken and its cards played again) once it has
+        not been seen for ``forget_s`` and newer cards have topped it since: a buried card peeking out between
+        two others is seen now and then, never after that long."""
+        seen = self._last_seen.get(code, self._seen_at.get(code, t))
+        newer = any(v > self._seen_at.get(code, t) for v in self._seen_at.values())
+        return t - seen > self.forget_s and newer
+
+    def taken(self, t: float) -> None:
+        """The pile as it was at ``t`` went to a player (the referee says so, a moment later): the cards that had
+        landed by then may all come back as new ones; those laid since are the new pile."""
+        gone = {c for c in self.history if self._seen_at.get(c, t) <= t}
+        self.history -= gone
+        if self.top in gone:
+            self.top = None
 
     def first_seen(self, box: tuple[float, float, float, float], t_now: float) -> float:
         """The earliest kept frame from which the card's area (the middle of its box) looked as it does now."""

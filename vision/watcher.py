@@ -120,6 +120,12 @@ class TableWatcher:
             out.append(ev)
         return out
 
+    def piles_taken(self, zones: Sequence[str], t: float) -> None:
+        """The referee says these piles, as they were at ``t``, went to a player: their cards may come back."""
+        for tr in self.trackers:
+            if tr.zone.name in zones:
+                tr.taken(t)
+
     def finish(self) -> list[Event]:
         """Everything still held, in time order (the end of the video or of the game)."""
         self._arrivals(self.slapper.finish())
