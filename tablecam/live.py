@@ -152,13 +152,14 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              layout: str | Path, model: str | Path, log_path: str | Path, player: Player,
              realtime: bool = True, seconds: float | None = None, use_audio: bool = True,
              call_triggers: bool = True, say: Callable[[str], None] | None = None, idle_stop_s: float | None = None,
-             on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None) -> LiveStats:
+             on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None,
+             detector: Any = None) -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
     no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     if game not in LIVE_GAMES:
         raise LiveError(f"live knows {', '.join(LIVE_GAMES)} for now, not {game!r}")
-    if not Path(model).is_file():
+    if detector is None and not Path(model).is_file():
         raise LiveError(f"no detector model at {model}; train one (tablecam train) or pass model=PATH")
     try:
         lay = Layout.load(layout)
@@ -179,7 +180,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         if use_audio and info.has_audio:
             samples, rate, t0 = read_audio(video)
             onsets_all = impact_onsets(samples, rate, t0, delay_s=lay.latency.get("audio_s", 0.0))
-    detector = Detector(model)
+    detector = detector if detector is not None else Detector(model)
     watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)
     header = GameHeader(game=game, players=tuple(players), dealer=players[-1],
                         variants={"snap_by_slap": True} if game == "snap" else {})

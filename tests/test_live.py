@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import PerfectReader
 
 from models.gamevideo import RenderedGame, render_game
 from tablecam import live as live_mod
@@ -33,11 +34,22 @@ def muted(wav: Path) -> Player:
     return Player.from_settings(mute=True, audio_out=wav, device="no-such-output-device", warn=lambda m: None)
 
 
-@needs_model
-def test_recording_run_live_writes_a_valid_log_and_calls_the_jack(game: RenderedGame, tmp_path: Path) -> None:
+def test_recording_run_live_writes_a_valid_log_and_calls_the_jack(game: RenderedGame, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live loop on a recording, with right card reads (the detector's accuracy is measured elsewhere)."""
+    from vision.watcher import TableWatcher
+
+    reader = PerfectReader(game)
+    feed = TableWatcher.feed
+
+    def timed_feed(self, index, t, image):  # noqa: ANN001, ANN202
+        reader.t = t
+        return feed(self, index, t, image)
+
+    monkeypatch.setattr(TableWatcher, "feed", timed_feed)
     log, wav = tmp_path / "live.jsonl", tmp_path / "calls.wav"
     stats = run_live(video=str(game.video), game="slapjack", players=["Ann", "Bob", "Cy"], layout=game.layout,
-                     model=default_model(), log_path=log, player=muted(wav), realtime=False)
+                     model=default_model(), log_path=log, player=muted(wav), realtime=False, detector=reader)
     assert stats.frames == stats.captured and stats.dropped == 0  # not paced: every frame looked at
     lines = list(read_lines(open_log(log)))
     assert all(ln.error is None for ln in lines)
