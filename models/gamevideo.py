@@ -428,7 +428,7 @@ def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] 
             log.write(dumps(item.to_dict()) + "\n")
     sc.layout.save(layout_path)
     filmer = Filmer(sc, faces, seed)
-    with av.open(str(out), "w") as c:
+    with av.open(str(out), "w", options={"movflags": "faststart"}) as c:  # index first: a cut file still plays
         vs = c.add_stream("libx264", rate=FPS)
         vs.width, vs.height = SIZE
         vs.pix_fmt = "yuv420p"
