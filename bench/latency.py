@@ -37,41 +37,14 @@ video, layout, model, log, wav, seconds = sys.argv[2:8]
 oracle = sys.argv[9] == "1"
 detector = None
 if oracle:  # the real detector runs (its cost is in the latency) but the true top card is what it reports
-    import numpy as np
     from calibration.layout import Layout
-    from models.detector import Detector, Detections
-    from models.gamevideo import make_script
-    from models.scenes import CARD_H, CARD_W, UPRIGHT_CORNERS, _rot
+    from models.detector import Detector
+    from models.gamevideo import TruthReader, make_script
     from vision.tracking import zone_crop
-    from vision import watcher as W
     sc = make_script("slapjack", json.loads(sys.argv[8]), int(sys.argv[10]), float(seconds))
     real = Detector(model)
-    crop = zone_crop(Layout.load(layout).zones["center"], (1280, 720), min_side=real.imgsz)
-    clock = {"t": 0.0}
-    feed = W.TableWatcher.feed
-    def timed(self, i, t, img):
-        clock["t"] = t
-        return feed(self, i, t, img)
-    W.TableWatcher.feed = timed
-    class Oracle:
-        imgsz = real.imgsz
-        def __call__(self, img):
-            real(img)
-            t = clock["t"]
-            top = None
-            for tl, z, c in sc.landings:
-                if tl <= t:
-                    top = c
-            for tc, z in sc.clears:
-                if top is not None and top.t <= tc <= t:
-                    top = None
-            if top is None or any(m.kind in ("slap", "take") and m.t0 <= t <= m.t1
-                                  and np.linalg.norm(m.at(t) - top.xy) < 15 for m in sc.motions):
-                return Detections()
-            q = sc.cam.to_image(UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(top.angle).T + top.xy) - crop[:2]
-            box = np.array([[q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()]], np.float32)
-            return Detections(box, np.array([0.9], np.float32), np.zeros(1, np.int64), np.array([top.code]))
-    detector = Oracle()
+    lay = Layout.load(layout)
+    detector = TruthReader(sc, zone_crop(lay.zones["center"], lay.frame_size, min_side=real.imgsz), inner=real)
 p = Player.from_settings(audio_out=wav)
 st = run_live(video=video, game="slapjack", players=json.loads(sys.argv[8]), layout=layout, model=model,
               log_path=log, player=p, realtime=True, seconds=float(seconds), detector=detector)

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import av
 import cv2
@@ -32,6 +33,7 @@ from calibration.markers import DEFAULT_TABLE_MM, layout_from_homography, table_
 from engine.events import Event, GameHeader, dumps
 from engine.replay import replay_to_end
 from engine.sim import simulate
+from models.detector import Detections
 from models.scenes import (
     CARD_H,
     CARD_W,
@@ -403,6 +405,40 @@ def soundtrack(script: Script, seed: int = 0) -> np.ndarray:
     for t, _p, _z in script.slaps:
         burst(t, float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.004, 0.008)))
     return np.clip(x, -1, 1)
+
+
+class TruthReader:
+    """Card reads from the script itself: at the time given by :meth:`seek`, the true top card of ``zone``, boxed
+    where the renderer put it (in the pixels of ``crop``, the watcher's crop of that zone), unless a palm covers
+    it. It stands in for the detector where a test or a benchmark measures everything else the audit or the live
+    loop does; ``inner`` (a real detector) is still run on every crop, so that its cost counts."""
+
+    def __init__(self, script: Script, crop: tuple[int, int, int, int], zone: str = "center", imgsz: int = 224,
+                 inner: Any = None) -> None:
+        self.sc, self.crop, self.zone, self.inner = script, crop, zone, inner
+        self.imgsz = int(getattr(inner, "imgsz", imgsz))
+        self.t = 0.0
+
+    def seek(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        if self.inner is not None:
+            self.inner(image)
+        top = None
+        for t, zone, card in self.sc.landings:
+            if zone == self.zone and t <= self.t:
+                top = card
+        for t, zone in self.sc.clears:
+            if zone == self.zone and top is not None and top.t <= t <= self.t:
+                top = None
+        if top is None or any(m.kind in ("slap", "take") and m.t0 <= self.t <= m.t1
+                              and np.linalg.norm(m.at(self.t) - top.xy) < 15 for m in self.sc.motions):
+            return Detections()  # an empty pile, or a palm on it hides the card from any detector
+        corners = UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(top.angle).T + top.xy
+        q = self.sc.cam.to_image(corners) - self.crop[:2]
+        box = np.array([[q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()]], np.float32)
+        return Detections(box, np.array([0.9], np.float32), np.zeros(1, np.int64), np.array([top.code]))
 
 
 @dataclass

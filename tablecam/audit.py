@@ -277,7 +277,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         annot.close()
     seconds = time.perf_counter() - t_start
     verdicts = [d for d in outputs if d.get("type") == "verdict"]
-    records = slap_records(slaps, cards, verdicts, game)
+    records = slap_records(slaps, cards, verdicts)
     if annot:
         for r in records:
             got = annot.saved.get(r.t, [])
@@ -307,8 +307,7 @@ def piles_moved(d: dict[str, Any], game: str) -> list[str]:
 SLAP_KINDS = ("slap_won", "false_slap", "unresolved_tie", "anticipated", "snap", "snap_pot", "false_snap")
 
 
-def slap_records(slaps: list[SlapSeen], cards: list[CardSeen], verdicts: list[dict[str, Any]],
-                 game: str) -> list[SlapRecord]:
+def slap_records(slaps: list[SlapSeen], cards: list[CardSeen], verdicts: list[dict[str, Any]]) -> list[SlapRecord]:
     """One row per slap: the card it answered (the pile's top when it landed), the reaction time, and the
     verdict that ruled it (a valid slap beaten by a faster hand 'lost_race'; one ruled by nobody 'late')."""
     out: list[SlapRecord] = []

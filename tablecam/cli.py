@@ -346,24 +346,32 @@ def cmd_synth_video(args: list[str]) -> int:
     return 0
 
 
-def _audit(video: str, cfg: dict[str, Any]) -> int:
+def _table(cfg: dict[str, Any], video: str | None) -> tuple[str, Any, str, list[str]]:
+    """The layout (``layout=``, or VIDEO's ``.layout.yaml``), loaded, and the game and player names, from the
+    settings or else from the layout: shared by ``audit`` and ``live``."""
     from pathlib import Path
 
     from calibration.layout import Layout, LayoutError
-    from tablecam.audit import AuditError, audit
-    from vision.frames import VideoError
 
-    layout = cfg["layout"] or str(Path(video).with_suffix("")) + ".layout.yaml"
-    if not Path(layout).is_file():
-        raise ConfigError(f"no layout at {layout}: make one with tablecam calibrate, or pass layout=FILE")
+    layout = cfg["layout"] or (str(Path(video).with_suffix("")) + ".layout.yaml" if video else None)
+    if not layout or not Path(layout).is_file():
+        raise ConfigError(f"no layout{' at ' + layout if layout else ''}: make one with tablecam calibrate, "
+                          f"or pass layout=FILE")
     try:
         lay = Layout.load(layout)
     except LayoutError as e:
         raise ConfigError(str(e)) from None
-    game = str(cfg["game"] or lay.game)
     players = _players_arg(cfg["players"]) if cfg["players"] else list(lay.players)
     if isinstance(players, int):
         raise ConfigError("players=: give the names, as the layout seats them")
+    return str(layout), lay, str(cfg["game"] or lay.game), players
+
+
+def _audit(video: str, cfg: dict[str, Any]) -> int:
+    from tablecam.audit import AuditError, audit
+    from vision.frames import VideoError
+
+    layout, _, game, players = _table(cfg, video)
     try:
         r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],
                   variants=dict(cfg["variants"] or {}), use_audio=bool(cfg["audio"]), annotate=bool(cfg["annotate"]),
@@ -465,7 +473,6 @@ def cmd_live(args: list[str]) -> int:
     """The live assistant; see tablecam.live."""
     from pathlib import Path
 
-    from calibration.layout import Layout, LayoutError
     from tablecam.audio_out import Player
     from tablecam.audit import default_model
     from tablecam.live import LiveError, run_live
@@ -475,20 +482,12 @@ def cmd_live(args: list[str]) -> int:
     if pos:
         raise ConfigError(f"live takes only key=value settings, not {pos[0]!r}")
     video = str(cfg["video"]) if cfg["video"] else None
-    layout = cfg["layout"] or (str(Path(video).with_suffix("")) + ".layout.yaml" if video else None)
-    if not layout or not Path(layout).is_file():
-        raise ConfigError(f"no layout{' at ' + layout if layout else ''}: make one with tablecam calibrate, "
-                          f"or pass layout=FILE")
-    try:
-        lay = Layout.load(layout)
-    except LayoutError as e:
-        raise ConfigError(str(e)) from None
-    players = _players_arg(cfg["players"]) if cfg["players"] else list(lay.players)
+    layout, _, game, players = _table(cfg, video)
     model = Path(cfg["model"]) if cfg["model"] else default_model()
     try:
         player = Player.from_settings(mute=bool(cfg["mute"]), lang=str(cfg["lang"]), audio_out=cfg["audio_out"])
         stats = run_live(video=video, camera=None if video else whole_number(cfg, "camera"),
-                         game=str(cfg["game"] or lay.game), players=players, layout=layout, model=model,
+                         game=game, players=players, layout=layout, model=model,
                          log_path=cfg["log"], player=player, realtime=bool(cfg["realtime"]),
                          seconds=cfg["seconds"], use_audio=bool(cfg["audio"]),
                          call_triggers=bool(cfg["call_triggers"]))

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,6 @@ class LiveStats:
     busy_s: float = 0.0  # time spent processing frames
     reconnects: int = 0
     start_wall: float = 0.0  # monotonic time of video time 0 (a recording) or of the start (a camera)
-    trigger_latency: list[float] = field(default_factory=list)  # frame due -> callout submitted (s)
 
     @property
     def drop_rate(self) -> float:
@@ -68,21 +67,21 @@ class _Mailbox:
 
     def __init__(self) -> None:
         self._cv = threading.Condition()
-        self._item: tuple[Frame, float] | None = None
+        self._item: Frame | None = None
         self.done = False
         self.dropped = 0
         self.captured = 0
         self.error: str | None = None
 
-    def put(self, frame: Frame, due: float) -> None:
+    def put(self, frame: Frame) -> None:
         with self._cv:
             if self._item is not None:
                 self.dropped += 1
-            self._item = (frame, due)
+            self._item = frame
             self.captured += 1
             self._cv.notify()
 
-    def get(self, timeout: float = 0.5) -> tuple[Frame, float] | None:
+    def get(self, timeout: float = 0.5) -> Frame | None:
         with self._cv:
             if self._item is None and not self.done:
                 self._cv.wait(timeout)
@@ -108,7 +107,7 @@ def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, s
             else:
                 while not stop.is_set() and box._item is not None:  # as fast as the loop goes, dropping nothing
                     time.sleep(0.001)
-            box.put(fr, due if realtime else time.monotonic())
+            box.put(fr)
         box.close()
     except VideoError as e:
         box.close(str(e))
@@ -132,7 +131,7 @@ def _capture_camera(index: int, box: _Mailbox, stop: threading.Event, stats: Liv
             for fr in cam:
                 if stop.is_set():
                     break
-                box.put(Frame(n, fr.t - t0, fr.image), fr.t)
+                box.put(Frame(n, fr.t - t0, fr.image))
                 n += 1
             if cam.damage is not None and not stop.is_set():
                 stats.reconnects += 1
@@ -211,8 +210,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
             try:
                 last_frame = time.monotonic()
                 while True:
-                    item = box.get()
-                    if item is None:
+                    fr = box.get()
+                    if fr is None:
                         if box.done:
                             break
                         if idle_stop_s is not None and time.monotonic() - last_frame > idle_stop_s:
@@ -220,7 +219,6 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                             break
                         continue
                     last_frame = time.monotonic()
-                    fr, due = item
                     t_busy = time.perf_counter()
                     while next_onset < len(onsets_all) and onsets_all[next_onset].t <= fr.t:  # heard by now
                         watcher.onsets.append(onsets_all[next_onset])
@@ -231,9 +229,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                         if call_triggers and ev.type == "card" and ev.card:
                             text = trigger_say(game, ev.card)
                             if text:
-                                now = time.monotonic()
-                                player.submit(Verdict(ev.t, "trigger", "SJ-2", text), now)
-                                stats.trigger_latency.append(now - (start_wall + ev.t if video else due))
+                                player.submit(Verdict(ev.t, "trigger", "SJ-2", text))
                         rule(referee.push(ev))
                     rule(referee.advance(fr.t))
                     stats.frames += 1

@@ -39,40 +39,12 @@ def call(t: float, player: str, word: str = "snap", **kw: Any) -> dict[str, Any]
     return {"t": t, "type": "call", "player": player, "word": word, **kw}
 
 
-class PerfectReader:
-    """A card reader that knows the rendered game: the true top card of the pile at the frame's time, boxed where
-    the renderer put it. It stands in for the detector only, so that this test checks everything else the
-    audit does (crops, tracking and dating back, slaps, audio, referee) against the ground truth."""
+def perfect_reader(game: Any) -> Any:
+    """Right card reads for a rendered game (``models.gamevideo.TruthReader`` on the watcher's crop of the centre
+    pile): stands in for the detector only, so that a test checks everything else against the ground truth."""
+    from calibration.layout import Layout
+    from models.gamevideo import TruthReader
+    from vision.tracking import zone_crop
 
-    imgsz = 224
-
-    def __init__(self, game: Any) -> None:
-        from calibration.layout import Layout
-        from vision.tracking import zone_crop
-
-        self.sc = game.script
-        lay = Layout.load(game.layout)
-        self.crop = zone_crop(lay.zones["center"], lay.frame_size, min_side=self.imgsz)
-        self.t = 0.0
-
-    def __call__(self, crop):  # noqa: ANN001, ANN204 - the detector's call
-        import numpy as np
-
-        from models.detector import Detections
-        from models.scenes import CARD_H, CARD_W, UPRIGHT_CORNERS, _rot
-
-        top = None
-        for t, zone, card in self.sc.landings:
-            if zone == "center" and t <= self.t:
-                top = card
-        for t, zone in self.sc.clears:
-            if zone == "center" and top is not None and top.t <= t <= self.t:
-                top = None
-        covering = any(m.kind in ("slap", "take") and m.t0 <= self.t <= m.t1
-                       and np.linalg.norm(m.at(self.t) - top.xy) < 15 for m in self.sc.motions) if top else False
-        if top is None or covering:  # a palm on the pile hides the card from any detector
-            return Detections()
-        corners = UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(top.angle).T + top.xy
-        q = self.sc.cam.to_image(corners) - self.crop[:2]
-        box = np.array([[q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()]], np.float32)
-        return Detections(box, np.array([0.9], np.float32), np.zeros(1, np.int64), np.array([top.code]))
+    lay = Layout.load(game.layout)
+    return TruthReader(game.script, zone_crop(lay.zones["center"], lay.frame_size, min_side=224), imgsz=224)

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import PerfectReader
+from helpers import perfect_reader
 
 from models.gamevideo import FPS, RenderedGame, render_game
 from tablecam.audit import AuditError, audit, compare_verdicts, default_model
@@ -99,20 +99,10 @@ def test_compare_verdicts_ignores_time_not_substance() -> None:
     assert compare_verdicts(a, c)
 
 
-def test_with_perfect_card_reads_the_verdicts_equal_the_ground_truth(game: RenderedGame, tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_perfect_card_reads_the_verdicts_equal_the_ground_truth(game: RenderedGame, tmp_path: Path) -> None:
     """SJ-2/SJ-3/SJ-4, TM-1..TM-3: given right card reads, the audit's slaps, their timing and players give the
     referee's verdicts on the true log; every card is dated to the first frame that showed it."""
-    from vision.watcher import TableWatcher
-
-    reader = PerfectReader(game)
-    feed = TableWatcher.feed
-
-    def timed_feed(self, index, t, image):  # noqa: ANN001, ANN202
-        reader.t = t
-        return feed(self, index, t, image)
-
-    monkeypatch.setattr(TableWatcher, "feed", timed_feed)
+    reader = perfect_reader(game)
     res = audit(game.video, "slapjack", ["Ann", "Bob", "Cy"], game.layout, tmp_path / "out", progress=False,
                 annotate=False, detector=reader)
     truth = [(e.t, e.card) for e in game.script.events if e.type == "card"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import PerfectReader
+from helpers import perfect_reader
 
 from models.gamevideo import RenderedGame, render_game
 from tablecam import live as live_mod
@@ -34,19 +34,9 @@ def muted(wav: Path) -> Player:
     return Player.from_settings(mute=True, audio_out=wav, device="no-such-output-device", warn=lambda m: None)
 
 
-def test_recording_run_live_writes_a_valid_log_and_calls_the_jack(game: RenderedGame, tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_recording_run_live_writes_a_valid_log_and_calls_the_jack(game: RenderedGame, tmp_path: Path) -> None:
     """The live loop on a recording, with right card reads (the detector's accuracy is measured elsewhere)."""
-    from vision.watcher import TableWatcher
-
-    reader = PerfectReader(game)
-    feed = TableWatcher.feed
-
-    def timed_feed(self, index, t, image):  # noqa: ANN001, ANN202
-        reader.t = t
-        return feed(self, index, t, image)
-
-    monkeypatch.setattr(TableWatcher, "feed", timed_feed)
+    reader = perfect_reader(game)
     log, wav = tmp_path / "live.jsonl", tmp_path / "calls.wav"
     stats = run_live(video=str(game.video), game="slapjack", players=["Ann", "Bob", "Cy"], layout=game.layout,
                      model=default_model(), log_path=log, player=muted(wav), realtime=False, detector=reader)
@@ -126,9 +116,9 @@ def test_mailbox_keeps_only_the_newest_frame() -> None:
 
     box = live_mod._Mailbox()
     for i in range(5):
-        box.put(Frame(i, i / 30, np.zeros((2, 2, 3), np.uint8)), float(i))
+        box.put(Frame(i, i / 30, np.zeros((2, 2, 3), np.uint8)))
     got = box.get()
-    assert got is not None and got[0].index == 4 and box.dropped == 4 and box.captured == 5
+    assert got is not None and got.index == 4 and box.dropped == 4 and box.captured == 5
     t = threading.Timer(0.05, box.close)
     t.start()
     assert box.get(timeout=1.0) is None and box.done

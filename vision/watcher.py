@@ -41,7 +41,8 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
 class TableWatcher:
     """Feed frames with :meth:`feed`; take the observations it releases; :meth:`finish` at the end.
 
-    ``detector``: a callable on a BGR crop returning :class:`models.detector.Detections` (crop pixels).
+    ``detector``: a callable on a BGR crop returning :class:`models.detector.Detections` (crop pixels); if it has
+    a ``seek(t)`` method, it is told each frame's time first (a reader replaying a known game needs it).
     ``onsets``: impact onsets on the frames' clock; a live microphone may append to the list while it runs."""
 
     layout: Layout
@@ -70,6 +71,7 @@ class TableWatcher:
         self._seq = itertools.count()
         self.detections = 0
         self._used_onsets: set[int] = set()
+        self._seek = getattr(self.detector, "seek", None)
 
     def _ready_at(self, ev: Event) -> float:
         if self.slap_hold_s is None:
@@ -79,6 +81,8 @@ class TableWatcher:
     def feed(self, index: int, t: float, image: np.ndarray) -> list[Event]:
         """Look at one frame (BGR); returns the observations now final, in time order."""
         self.boxes = []
+        if self._seek is not None:
+            self._seek(t)
         self._arrivals(self.slapper.update(index, t, image))
         for tr in self.trackers:
             if not tr.remember(index, t, image):
