@@ -28,7 +28,7 @@ import numpy as np
 from calibration.layout import Layout, LayoutError
 from engine.events import Event, GameHeader
 from engine.games import new_referee
-from models.detector import Detector
+from models.reader import load_card_model
 from tablecam.gamelog import LogWriter
 from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
 from vision.audio import impact_onsets, read_audio
@@ -180,7 +180,7 @@ def _progress(i: int, n: int | None, t0: float, t_video: float) -> None:
 def audit(video: str | Path, game: str, players: list[str], layout: str | Path, out: str | Path,
           model: str | Path | None = None, dealer: str | None = None, variants: dict | None = None,
           use_audio: bool = True, annotate: bool = True, progress: bool = True, conf: float = 0.3,
-          threads: int | None = None, detector: Any = None) -> AuditResult:
+          threads: int | None = None, detector: Any = None, reader: str | Path | None = "auto") -> AuditResult:
     """Audit ``video``; see the module doc. Raises :class:`AuditError` before writing anything when the
     inputs do not fit together, and ``vision.frames.VideoError`` when the file is not a video at all."""
     video = Path(video)
@@ -204,7 +204,10 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     if detector is None:  # another card reader may be given (a callable on a BGR crop returning Detections)
         if not model_path.is_file():
             raise AuditError(f"no detector model at {model_path}; train one (tablecam train) or pass model=PATH")
-        detector = Detector(model_path, conf=conf, threads=threads)
+        try:
+            detector = load_card_model(model_path, reader, conf=conf, threads=threads)
+        except FileNotFoundError as e:
+            raise AuditError(str(e)) from None
     variants = dict(variants or {})
     if game == "snap":
         variants.setdefault("snap_by_slap", True)  # a spoken snap is not in the video; a slap is

@@ -29,9 +29,12 @@ modes:
   eval-detector FOLDER detections=F  score detections against FOLDER/labels.json (recall, precision, confusions)
   train images=N epochs=E imgsz=640 model=yolo11n device=cpu|0
                                      train the card detector on synthetic scenes; exports ONNX, writes a model card
+  train-reader scenes=N epochs=E faces=builtin|FOLDER
+                                     train the card reader (which card a detected face is); exports ONNX
   markers out=sheet.png              write the printable sheet of table-corner markers
-  calibrate IMAGE|VIDEO game=G players=A,B out=layout.yaml
-                                     table zones and seats from the markers in a frame
+  calibrate IMAGE|VIDEO|camera=N game=G players=A,B out=layout.yaml
+                                     table zones and seats from the markers in a frame, or from
+                                     the play area's corners (click=true, or corners=x,y;...)
   synth-video game=slapjack seed=S out=game.mp4
                                      render a scripted game (video, audio, ground-truth log, layout)
   audit VIDEO layout=L out=DIR       referee a recorded Slapjack or Snap game: game.jsonl, slaps.csv,
@@ -172,7 +175,8 @@ def cmd_eval_detector(args: list[str]) -> int:
         if cfg["detections"]:
             dets = load_detections(cfg["detections"])
         else:
-            dets = detect_folder(pos[0], list(labels), cfg["model"], float(cfg["conf"]), cfg["imgsz"])
+            dets = detect_folder(pos[0], list(labels), cfg["model"], float(cfg["conf"]), cfg["imgsz"],
+                                 cfg["reader"])
     except (OSError, ValueError, KeyError, TypeError) as e:
         _eprint(f"tablecam eval-detector: {e}")
         return 2
@@ -183,18 +187,19 @@ def cmd_eval_detector(args: list[str]) -> int:
     return 0
 
 
-def detect_folder(folder: str, images: list[str], model: Any, conf: float, imgsz: Any) -> dict[str, list[Any]]:
+def detect_folder(folder: str, images: list[str], model: Any, conf: float, imgsz: Any,
+                  reader: Any = "auto") -> dict[str, list[Any]]:
     """Run the detector (default: the shipped one) on every labelled image of ``folder``/images."""
     from pathlib import Path
 
     import cv2
 
-    from models.detector import Detector
     from models.evaluate import Detection
+    from models.reader import load_card_model
     from tablecam.audit import default_model
 
-    det = Detector(Path(model) if model else default_model(), conf=conf,
-                   imgsz=int(imgsz) if imgsz else None)
+    det = load_card_model(Path(model) if model else default_model(), reader, conf=conf,
+                          imgsz=int(imgsz) if imgsz else None)
     out: dict[str, list[Any]] = {}
     for name in images:
         path = Path(folder) / "images" / name
@@ -261,6 +266,40 @@ def cmd_train(args: list[str]) -> int:
     return 0
 
 
+def cmd_train_reader(args: list[str]) -> int:
+    """Train the card reader (stage two: which card a detected face is) on crops of synthetic scenes."""
+    from pathlib import Path
+
+    from models.reader import CardReader, score_on_labels, train_reader, write_reader_card
+
+    cfg, pos = parse_args("train-reader", args)
+    if pos:
+        raise ConfigError(f"train-reader takes only key=value settings, not {pos[0]!r}")
+    scenes, epochs = whole_number(cfg, "scenes", minimum=10), whole_number(cfg, "epochs", minimum=1)
+    faces = str(cfg["faces"])
+    if faces != "builtin" and not Path(faces).is_dir():
+        raise ConfigError(f"faces={faces}: not 'builtin' and not a folder")
+    real = [f for f in str(cfg["real"] or "").split(",") if f]
+    for folder in real:
+        if not (Path(folder) / "labels.json").is_file():
+            raise ConfigError(f"real={folder}: no labels.json there")
+    hours = cfg["hours"]
+    if hours is not None and (not isinstance(hours, (int, float)) or isinstance(hours, bool) or hours <= 0):
+        raise ConfigError(f"hours={hours!r} must be a positive number")
+    result = train_reader(cfg["out"], scenes=scenes, epochs=epochs, seed=whole_number(cfg, "seed"), faces=faces,
+                          hours=hours)
+    reader = CardReader(result.onnx)
+    real_scores = [score_on_labels(reader, f) for f in real]
+    card = write_reader_card(Path(str(cfg["out"])), result.metrics, real_scores)
+    v = result.metrics["synthetic_val"]
+    print(f"reader: {result.onnx}\nmodel card: {card}")
+    print(f"synthetic val: faces read right {v.get('face_accuracy')}, rank {v.get('rank_accuracy')}, "
+          f"suit {v.get('suit_accuracy')}")
+    for r in real_scores:
+        print(f"real {r['folder']}: {r['accuracy']:.3f} of {r['labels']} labelled cards read right")
+    return 0
+
+
 def cmd_markers(args: list[str]) -> int:
     """Write the printable marker sheet."""
     from calibration.markers import write_sheet
@@ -303,28 +342,81 @@ def _first_frame_with_markers(source: str, max_frames: int = 300) -> Any:
 
 def cmd_calibrate(args: list[str]) -> int:
     """Build a table layout (zones, seats, homography) from the corner markers seen in an image or video."""
+    from calibration.clicks import NoWindow, click_corners, layout_from_corners
     from calibration.layout import LayoutError
     from calibration.markers import layout_from_markers, marker_sizes_mm, parse_table_mm
 
     cfg, pos = parse_args("calibrate", args)
-    if len(pos) != 1:
-        _eprint("usage: tablecam calibrate IMAGE|VIDEO game=G players=A,B [table=800x600] [out=layout.yaml]")
+    if len(pos) > 1 or (not pos and cfg["camera"] is None):
+        _eprint("usage: tablecam calibrate IMAGE|VIDEO|camera=N game=G players=A,B [table=800x600] "
+                "[corners=x,y;x,y;x,y;x,y | click=true] [out=layout.yaml]")
         return 2
     players = _players_arg(cfg["players"])
     if isinstance(players, int):
         raise ConfigError("players= needs names, clockwise from the near edge, e.g. players=Ann,Bob")
-    frame = _first_frame_with_markers(pos[0])
+    source = pos[0] if pos else f"camera {whole_number(cfg, 'camera')}"
+    by_hand = cfg["corners"] is not None or bool(cfg["click"])
+    if pos:
+        frame = _first_frame(pos[0]) if by_hand else _first_frame_with_markers(pos[0])
+    else:
+        frame = _camera_frame(whole_number(cfg, "camera"))
     table = parse_table_mm(cfg["table"])
+    h, w = frame.shape[:2]
     try:
-        layout = layout_from_markers(frame, str(cfg["game"]), players, table, image_name=pos[0])
-    except LayoutError as e:
+        if cfg["corners"] is not None:
+            layout = layout_from_corners(str(cfg["corners"]), (w, h), str(cfg["game"]), players, table,
+                                         source=f"{source} (corners given)")
+        elif cfg["click"]:
+            layout = click_corners(frame, str(cfg["game"]), players, table)
+        else:
+            layout = layout_from_markers(frame, str(cfg["game"]), players, table, image_name=source)
+    except (LayoutError, NoWindow) as e:
         _eprint(f"tablecam calibrate: {e}")
         return 2
+    except KeyboardInterrupt:
+        _eprint("tablecam calibrate: quit; no layout written")
+        return 130
     layout.save(cfg["out"])
-    sizes = marker_sizes_mm(frame, layout)
-    print(f"{cfg['out']}: {cfg['game']} layout for {', '.join(players)}; zones {', '.join(layout.zones)}; markers "
-          f"measure {', '.join(f'{m}: {s:.0f}' for m, s in sorted(sizes.items()))} mm on the table")
+    where = "from the corners"
+    if not by_hand:
+        sizes = marker_sizes_mm(frame, layout)
+        where = f"markers measure {', '.join(f'{m}: {s:.0f}' for m, s in sorted(sizes.items()))} mm on the table"
+    print(f"{cfg['out']}: {cfg['game']} layout for {', '.join(players)}; zones {', '.join(layout.zones)}; {where}")
     return 0
+
+
+def _first_frame(source: str) -> Any:
+    """An image file's pixels or a video's first frame."""
+    import cv2
+
+    frame = cv2.imread(source, cv2.IMREAD_COLOR)
+    if frame is not None:
+        return frame
+    cap = cv2.VideoCapture(source)
+    ok, frame = cap.read() if cap.isOpened() else (False, None)
+    cap.release()
+    if not ok:
+        raise ConfigError(f"{source}: cannot read a frame from it (not an image or a video?)")
+    return frame
+
+
+def _camera_frame(index: int) -> Any:
+    """One frame from camera ``index`` (after a few, so that its exposure has settled)."""
+    from vision.frames import CameraError, open_camera
+
+    try:
+        cam = open_camera(index)
+    except CameraError as e:
+        raise ConfigError(str(e)) from None
+    frame = None
+    with cam:
+        for f in cam:
+            frame = f.image
+            if f.index >= 9:
+                break
+    if frame is None:
+        raise ConfigError(f"camera {index}: delivered no frame")
+    return frame
 
 
 def cmd_synth_video(args: list[str]) -> int:
@@ -375,7 +467,7 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     try:
         r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],
                   variants=dict(cfg["variants"] or {}), use_audio=bool(cfg["audio"]), annotate=bool(cfg["annotate"]),
-                  progress=bool(cfg["progress"]), conf=float(cfg["conf"]))
+                  progress=bool(cfg["progress"]), conf=float(cfg["conf"]), reader=cfg["reader"])
     except (AuditError, VideoError, FileNotFoundError) as e:
         raise ConfigError(str(e)) from None
     s = r.summary
@@ -490,7 +582,7 @@ def cmd_live(args: list[str]) -> int:
                          game=game, players=players, layout=layout, model=model,
                          log_path=cfg["log"], player=player, realtime=bool(cfg["realtime"]),
                          seconds=cfg["seconds"], use_audio=bool(cfg["audio"]),
-                         call_triggers=bool(cfg["call_triggers"]))
+                         call_triggers=bool(cfg["call_triggers"]), reader=cfg["reader"])
     except (LiveError, VideoError, ValueError) as e:
         raise ConfigError(str(e)) from None
     busy = stats.busy_s / stats.frames * 1000 if stats.frames else 0.0
@@ -509,6 +601,7 @@ MODES: dict[str, Callable[[list[str]], int]] = {
     "simulate": cmd_simulate,
     "eval-detector": cmd_eval_detector,
     "train": cmd_train,
+    "train-reader": cmd_train_reader,
     "markers": cmd_markers,
     "calibrate": cmd_calibrate,
     "synth": cmd_synth,

@@ -31,7 +31,7 @@ from engine.cards import rank
 from engine.events import GameHeader
 from engine.games import new_referee
 from engine.verdicts import Verdict
-from models.detector import Detector
+from models.reader import load_card_model
 from tablecam.audio_out import Player
 from tablecam.audit import piles_moved
 from tablecam.gamelog import LogWriter
@@ -152,7 +152,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              realtime: bool = True, seconds: float | None = None, use_audio: bool = True,
              call_triggers: bool = True, say: Callable[[str], None] | None = None, idle_stop_s: float | None = None,
              on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None,
-             detector: Any = None) -> LiveStats:
+             detector: Any = None, reader: str | Path | None = "auto") -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
     no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
@@ -179,7 +179,10 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         if use_audio and info.has_audio:
             samples, rate, t0 = read_audio(video)
             onsets_all = impact_onsets(samples, rate, t0, delay_s=lay.latency.get("audio_s", 0.0))
-    detector = detector if detector is not None else Detector(model)
+    try:
+        detector = detector if detector is not None else load_card_model(model, reader)
+    except FileNotFoundError as e:
+        raise LiveError(str(e)) from None
     watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)
     header = GameHeader(game=game, players=tuple(players), dealer=players[-1],
                         variants={"snap_by_slap": True} if game == "snap" else {})

@@ -1,0 +1,472 @@
+"""Stage two of card recognition: which card a detected face is, read from a crop at the camera's resolution.
+
+Why two stages: the detector must find faces, backs and hands in a whole frame, and telling 54 faces apart is by
+far the hardest part of that job; a small YOLO trained for an hour on a laptop CPU learns *where* the faces are
+long before it learns *which* they are (the shipped stand-in: hands 0.86 and backs 0.74 mAP50, faces 0.10, yet
+its face boxes sit on the right cards). The reader takes each face box, cuts a square around it out of the frame
+(not out of the detector's shrunken input) and classifies it into the 54 faces or ``none`` (not a face: a back,
+a hand, the table, a box off its card). It is a plain CNN, trained here in minutes per epoch, exported to ONNX.
+
+Its training crops come from :func:`models.scenes.make_scene` (the detector's own scenes) around every face
+whose index is visible and most of whose area shows, each box jittered as a detector's would be; backs, hands
+and bare table make the ``none`` class. Rotations by quarter turns are free augmentation (a card turned is the
+same card); mirror images never are (a mirrored 7 is no card).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from models.classes import FACES
+from models.detector import Detections, nms
+
+READER_CLASSES: tuple[str, ...] = (*FACES, "none")
+NONE = len(FACES)
+READER_SIZE = 64  # crop side fed to the reader (px)
+CROP_MARGIN = 0.08  # the square crop reaches this far (of the box's longer side) beyond the box
+MIN_BOX_PX = 24  # faces smaller than this (shorter box side, px) are not read: too few pixels for an index
+RECIPE_VERSION = 1
+NORMAL_BOX_JITTER = 0.06  # detector box edges err by about this fraction of the box side
+
+
+def square_crop(image: np.ndarray, box: Any, size: int = READER_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
+    """The square around ``box`` (x0, y0, x1, y1; image pixels), its side the box's longer side plus ``margin``
+    on each end, resized to ``size``; parts outside the image repeat its edge (a card at the frame's border)."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    side = max(x1 - x0, y1 - y0, 2.0) * (1 + 2 * margin)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    ax0, ay0 = int(round(cx - side / 2)), int(round(cy - side / 2))
+    ax1, ay1 = ax0 + max(int(round(side)), 2), ay0 + max(int(round(side)), 2)
+    h, w = image.shape[:2]
+    px0, py0, px1, py1 = max(0, -ax0), max(0, -ay0), max(0, ax1 - w), max(0, ay1 - h)
+    patch = image[max(0, ay0):min(h, ay1), max(0, ax0):min(w, ax1)]
+    if patch.size == 0:
+        return np.zeros((size, size, 3), np.uint8)
+    if px0 or py0 or px1 or py1:
+        patch = cv2.copyMakeBorder(patch, py0, py1, px0, px1, cv2.BORDER_REPLICATE)
+    interp = cv2.INTER_AREA if patch.shape[0] > size else cv2.INTER_LINEAR
+    return cv2.resize(patch, (size, size), interpolation=interp)
+
+
+# --------------------------------------------------------------------------------------------------- training data
+
+
+def _jitter(rng: np.random.Generator, box: tuple[float, ...], amount: float = NORMAL_BOX_JITTER) -> tuple[float, ...]:
+    x0, y0, x1, y1 = box
+    s = max(x1 - x0, y1 - y0)
+    d = rng.normal(0, amount * s, 4)
+    return x0 + d[0], y0 + d[1], x1 + d[2], y1 + d[3]
+
+
+def scene_crops(i: int, seed: int, faces: Any = "builtin", closeup_share: float = 0.7,
+                per_card: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Crops (N, S, S, 3) RGB uint8 and reader class ids (N,) from synthetic scene ``i`` of ``seed``."""
+    from models.scenes import make_scene
+
+    rng = np.random.default_rng([seed, i, 7])
+    closeup = rng.random() < closeup_share
+    size = (320, 320) if closeup else (640, 480)
+    img, _, info = make_scene(rng, faces, size, return_info=True, closeup=closeup)
+    crops, ys = [], []
+    faces_boxes = []
+    for ob in info.objects:
+        if ob.box is None:
+            continue
+        x0, y0, x1, y1 = ob.box
+        if min(x1 - x0, y1 - y0) < MIN_BOX_PX:
+            continue
+        if ob.name in READER_CLASSES and ob.name != "none":
+            faces_boxes.append(ob.box)
+            if ob.labelled and ob.visible >= 0.6 and ob.index_visible >= 0.85:
+                for _ in range(per_card):
+                    crops.append(square_crop(img, _jitter(rng, ob.box)))
+                    ys.append(READER_CLASSES.index(ob.name))
+        elif rng.random() < 0.35:  # a back or a hand: not a face
+            crops.append(square_crop(img, _jitter(rng, ob.box, 0.15)))
+            ys.append(NONE)
+    H, W = img.shape[:2]
+    if rng.random() < 0.6:  # bare table (or whatever is there) in a card-sized box
+        s = rng.uniform(0.1, 0.4) * min(W, H)
+        x, y = rng.uniform(0, W - s), rng.uniform(0, H - s)
+        crops.append(square_crop(img, (x, y, x + s, y + s * rng.uniform(0.7, 1.4))))
+        ys.append(NONE)
+    if faces_boxes and rng.random() < 0.4:  # a box mostly off its card: what a loose detection looks like
+        x0, y0, x1, y1 = faces_boxes[int(rng.integers(len(faces_boxes)))]
+        dx, dy = (x1 - x0) * rng.choice([-0.7, 0.7]), (y1 - y0) * rng.uniform(-0.3, 0.3)
+        crops.append(square_crop(img, (x0 + dx, y0 + dy, x1 + dx, y1 + dy)))
+        ys.append(NONE)
+    if not crops:
+        return np.zeros((0, READER_SIZE, READER_SIZE, 3), np.uint8), np.zeros(0, np.int16)
+    return np.stack(crops).astype(np.uint8), np.asarray(ys, np.int16)
+
+
+_W: dict[str, Any] = {}
+
+
+def _init(seed: int, faces: str, closeup_share: float) -> None:
+    from models.scenes import FaceSet
+
+    _W.update(seed=seed, faces=FaceSet(faces, user_share=0.35) if faces != "builtin" else FaceSet("builtin"),
+              closeup=closeup_share)
+
+
+def _work(i: int) -> tuple[int, np.ndarray, np.ndarray]:
+    x, y = scene_crops(i, _W["seed"], _W["faces"], _W["closeup"])
+    return i, x, y
+
+
+def make_reader_data(scenes: int, seed: int = 0, faces: str = "builtin", closeup_share: float = 0.7,
+                     workers: int | None = None, progress: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops, class ids and scene indices of ``scenes`` synthetic scenes, made on every core."""
+    workers = workers or os.cpu_count() or 1
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    idx: list[np.ndarray] = []
+    t0 = time.time()
+    with get_context("fork").Pool(workers, _init, (seed, str(faces), closeup_share)) as pool:
+        for n, (i, x, y) in enumerate(pool.imap_unordered(_work, range(scenes), chunksize=16), 1):
+            xs.append(x)
+            ys.append(y)
+            idx.append(np.full(len(y), i, np.int32))
+            if progress and (n % 500 == 0 or n == scenes):
+                print(f"reader data: {n}/{scenes} scenes, {sum(len(v) for v in ys)} crops, "
+                      f"{time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(idx)
+
+
+# ----------------------------------------------------------------------------------------------------- the network
+
+
+def build_net(n_classes: int = len(READER_CLASSES)) -> Any:
+    """A plain 7-conv CNN (0.67 M parameters): 64 px in, four stride-2 stages, global pooling, one linear layer.
+    Input: float RGB in [0, 1], NCHW."""
+    import torch.nn as nn
+
+    def block(i: int, o: int, s: int) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    chans = [(3, 24, 2), (24, 48, 2), (48, 48, 1), (48, 96, 2), (96, 96, 1), (96, 192, 2), (192, 192, 1)]
+    return nn.Sequential(*[block(*c) for c in chans], nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
+                         nn.Linear(192, n_classes))
+
+
+def _augment(x: Any, gen: Any) -> Any:
+    """Quarter turns, light, contrast and colour casts, sensor noise: on a float NCHW batch in [0, 1]."""
+    import torch
+
+    n = x.shape[0]
+    k = torch.randint(0, 4, (n,), generator=gen)
+    out = x.clone()
+    for r in (1, 2, 3):
+        m = k == r
+        if m.any():
+            out[m] = torch.rot90(x[m], r, (2, 3))
+    gain = torch.empty(n, 1, 1, 1).uniform_(0.6, 1.3, generator=gen)
+    cast = torch.empty(n, 3, 1, 1).uniform_(0.88, 1.12, generator=gen)
+    mean = out.mean((1, 2, 3), keepdim=True)
+    contrast = torch.empty(n, 1, 1, 1).uniform_(0.7, 1.3, generator=gen)
+    out = ((out - mean) * contrast + mean) * gain * cast
+    out = out + torch.randn(out.shape, generator=gen) * torch.empty(n, 1, 1, 1).uniform_(0, 0.04, generator=gen)
+    return out.clamp(0, 1)
+
+
+def _to_float(x: np.ndarray) -> Any:
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(x)).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def evaluate_crops(predict: Any, x: np.ndarray, y: np.ndarray, batch: int = 512) -> dict[str, Any]:
+    """Accuracy of ``predict`` (uint8 RGB crops -> class ids) on (x, y): overall, faces only, rank-only and suit-only
+    on faces, and how often ``none`` was taken for a face or a face for ``none``."""
+    pred = np.concatenate([predict(x[i:i + batch]) for i in range(0, len(x), batch)]) if len(x) else np.zeros(0, int)
+    face = y != NONE
+
+    def rank(c: np.ndarray) -> np.ndarray:
+        return np.array([READER_CLASSES[v][:-1] for v in c])
+
+    def suit(c: np.ndarray) -> np.ndarray:
+        return np.array([READER_CLASSES[v][-1] for v in c])
+
+    fy, fp = y[face], pred[face]
+    return {
+        "crops": int(len(y)), "faces": int(face.sum()),
+        "accuracy": round(float((pred == y).mean()), 4) if len(y) else None,
+        "face_accuracy": round(float((fp == fy).mean()), 4) if face.any() else None,
+        "rank_accuracy": round(float((rank(fp) == rank(fy)).mean()), 4) if face.any() else None,
+        "suit_accuracy": round(float((suit(fp) == suit(fy)).mean()), 4) if face.any() else None,
+        "face_read_as_none": round(float((fp == NONE).mean()), 4) if face.any() else None,
+        "none_read_as_face": round(float((pred[~face] != NONE).mean()), 4) if (~face).any() else None,
+    }
+
+
+@dataclass(frozen=True)
+class ReaderResult:
+    onnx: Path
+    metrics: dict[str, Any]
+
+
+def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: int = 0, faces: str = "builtin",
+                 batch: int = 128, lr: float = 2e-3, val_fraction: float = 0.08, hours: float | None = None,
+                 data: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                 progress: bool = True) -> ReaderResult:
+    """Make the crops, train the reader, export ``OUT/reader.onnx`` and ``OUT/reader.json`` (metrics, recipe).
+
+    ``hours`` stops training at that time budget (the epoch under way finishes). Validation crops come from
+    held-out scenes (every scene index with ``i % round(1 / val_fraction) == 0``)."""
+    import torch
+    import torch.nn.functional as F
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    t_start = time.time()
+    x, y, idx = data if data is not None else make_reader_data(scenes, seed, faces, progress=progress)
+    t_data = time.time() - t_start
+    every = max(2, round(1 / val_fraction))
+    val = idx % every == 0
+    xtr, ytr = x[~val], y[~val].astype(np.int64)
+    xva, yva = x[val], y[val].astype(np.int64)
+    net = build_net()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    steps = max(1, epochs * (len(xtr) // batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    gen = torch.Generator().manual_seed(seed)
+    step, epochs_run, history = 0, 0, []
+
+    def predict(batch_x: np.ndarray) -> np.ndarray:
+        net.eval()
+        with torch.no_grad():
+            return net(_to_float(batch_x)).argmax(1).numpy()
+
+    for ep in range(epochs):
+        net.train()
+        order = torch.randperm(len(xtr), generator=gen).numpy()
+        t_ep, losses = time.time(), []
+        for b in range(len(xtr) // batch):
+            if step >= steps:
+                break
+            sel = order[b * batch:(b + 1) * batch]
+            xb = _augment(_to_float(xtr[sel]), gen)
+            loss = F.cross_entropy(net(xb), torch.from_numpy(ytr[sel]), label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step += 1
+            losses.append(float(loss.detach()))
+            if progress and b % 100 == 0:
+                print(f"reader epoch {ep + 1}/{epochs} batch {b}/{len(xtr) // batch} loss {np.mean(losses[-100:]):.3f}",
+                      file=sys.stderr, flush=True)
+        m = evaluate_crops(predict, xva, yva)
+        epochs_run = ep + 1
+        history.append({"epoch": epochs_run, "loss": round(float(np.mean(losses)), 4), **m,
+                        "seconds": round(time.time() - t_ep, 1)})
+        if progress:
+            print(f"reader epoch {epochs_run}: {history[-1]}", file=sys.stderr, flush=True)
+        if hours is not None and time.time() - t_start > hours * 3600:
+            break
+    net.eval()
+    onnx_path = out / "reader.onnx"
+    export_onnx(net, onnx_path)
+    metrics = {
+        "recipe_version": RECIPE_VERSION, "scenes": scenes, "seed": seed, "faces": str(faces),
+        "train_crops": int(len(ytr)), "val_crops": int(len(yva)), "input": READER_SIZE, "margin": CROP_MARGIN,
+        "epochs": epochs, "epochs_run": epochs_run, "batch": batch, "lr": lr,
+        "data_seconds": round(t_data, 1), "train_seconds": round(time.time() - t_start - t_data, 1),
+        "threads": torch.get_num_threads(), "synthetic_val": history[-1] if history else {}, "history": history,
+        "classes": list(READER_CLASSES),
+    }
+    (out / "reader.json").write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
+    torch.save(net.state_dict(), out / "reader.pt")
+    return ReaderResult(onnx_path, metrics)
+
+
+def export_onnx(net: Any, path: Path) -> None:
+    """ONNX with a dynamic batch (opset 17), the classes in its metadata."""
+    import onnx
+    import torch
+
+    dummy = torch.zeros(1, 3, READER_SIZE, READER_SIZE)
+    torch.onnx.export(net, dummy, str(path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    model = onnx.load(str(path))
+    for k, v in (("classes", ",".join(READER_CLASSES)), ("input", str(READER_SIZE)), ("margin", str(CROP_MARGIN))):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = k, v
+    onnx.save(model, str(path))
+
+
+def score_on_labels(reader: CardReader, folder: str | Path) -> dict[str, Any]:
+    """The reader alone on real photos: each labelled box of ``FOLDER/labels.json`` cut out and read, as if the
+    detector had boxed it exactly. Accuracy, rank-only and suit-only accuracy, how many were read as ``none``."""
+    from models.evaluate import load_labels
+
+    labels = load_labels(folder)
+    truth: list[str] = []
+    read: list[str] = []
+    for name, items in labels.items():
+        image = cv2.imread(str(Path(folder) / "images" / name))
+        if image is None:
+            raise ValueError(f"{Path(folder) / 'images' / name}: not an image")
+        codes, _ = reader.read(image, np.array([lab.box for lab in items], np.float32))
+        truth += [lab.card for lab in items]
+        read += codes
+    n = max(len(truth), 1)
+    pairs = list(zip(truth, read, strict=True))
+    return {"folder": Path(folder).name, "labels": len(truth),
+            "accuracy": round(sum(t == r for t, r in pairs) / n, 4),
+            "rank_accuracy": round(sum(t[:-1] == r[:-1] for t, r in pairs if r != "none") / n, 4),
+            "suit_accuracy": round(sum(t[-1] == r[-1] for t, r in pairs if r != "none") / n, 4),
+            "read_as_none": round(sum(r == "none" for r in read) / n, 4)}
+
+
+# -------------------------------------------------------------------------------------------------------- inference
+
+
+class CardReader:
+    """The exported reader run by ONNX Runtime: ``read(frame, boxes)`` -> (codes, probabilities); ``"none"`` for a
+    box that holds no face."""
+
+    def __init__(self, onnx_path: str | Path, threads: int | None = None) -> None:
+        path = Path(onnx_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no card reader model at {path} (train one with `tablecam train-reader`)")
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or os.cpu_count() or 1
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.classes = tuple(meta["classes"].split(",")) if "classes" in meta else READER_CLASSES
+        self.size = int(meta.get("input", READER_SIZE))
+        self.margin = float(meta.get("margin", CROP_MARGIN))
+        self.path = path
+
+    def probabilities(self, crops_rgb: np.ndarray) -> np.ndarray:
+        """Softmax over the classes for uint8 RGB crops (N, S, S, 3)."""
+        if not len(crops_rgb):
+            return np.zeros((0, len(self.classes)), np.float32)
+        x = np.ascontiguousarray(crops_rgb.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        logits = self.session.run(None, {"crops": x})[0]
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
+    def crops(self, frame: np.ndarray, boxes: np.ndarray, bgr: bool = True) -> np.ndarray:
+        out = np.stack([square_crop(frame, b, self.size, self.margin) for b in boxes]) if len(boxes) else \
+            np.zeros((0, self.size, self.size, 3), np.uint8)
+        return out[..., ::-1] if bgr else out
+
+    def read(self, frame: np.ndarray, boxes: np.ndarray, bgr: bool = True) -> tuple[list[str], np.ndarray]:
+        p = self.probabilities(self.crops(frame, boxes, bgr))
+        best = p.argmax(1) if len(p) else np.zeros(0, np.int64)
+        return [self.classes[i] for i in best], p[np.arange(len(best)), best] if len(p) else np.zeros(0, np.float32)
+
+
+@dataclass
+class ReadingDetector:
+    """The detector finds faces, backs and hands; the reader says which card each face is.
+
+    Faces are kept from ``face_conf`` on (the detector's face score only has to say "a card is here"), merged
+    across face classes (one box per card), read, and dropped when the reader says ``none``; their confidence
+    becomes the reader's. Backs and hands keep the detector's classes from ``conf`` on."""
+
+    detector: Any
+    reader: CardReader
+    face_conf: float = 0.03
+    conf: float = 0.25
+    merge_iou: float = 0.6
+
+    @property
+    def imgsz(self) -> int:
+        return int(self.detector.imgsz)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.detector.names)
+
+    def __call__(self, frame: np.ndarray, bgr: bool = True, conf: float | None = None,
+                 clip: bool = True) -> Detections:
+        dets = self.detector(frame, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip)
+        if not len(dets):
+            return dets
+        is_face = ~np.isin(dets.class_name, ("back", "hand"))
+        others = dets[~is_face & (dets.confidence >= (self.conf if conf is None else conf))]
+        faces = dets[is_face]
+        if len(faces):
+            faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)]
+            codes, probs = self.reader.read(frame, faces.xyxy, bgr)
+            code_arr = np.asarray(codes)
+            keep = code_arr != "none"
+            ids = np.array([READER_CLASSES.index(c) for c in code_arr[keep]], np.int64)
+            faces = Detections(faces.xyxy[keep], probs[keep].astype(np.float32), ids,
+                               code_arr[keep].astype(faces.class_name.dtype))
+        xyxy = np.concatenate([faces.xyxy, others.xyxy]).astype(np.float32)
+        confidence = np.concatenate([faces.confidence, others.confidence]).astype(np.float32)
+        order = np.argsort(-confidence, kind="stable")
+        return Detections(xyxy[order], confidence[order],
+                          np.concatenate([faces.class_id, others.class_id])[order],
+                          np.concatenate([faces.class_name, others.class_name])[order])
+
+
+WEIGHTS = Path(__file__).resolve().parent / "weights"
+SHIPPED_READER = WEIGHTS / "tablecam-reader.onnx"
+
+
+def load_card_model(model: str | Path, reader: str | Path | None = "auto", conf: float = 0.25,
+                    threads: int | None = None, imgsz: int | None = None) -> Any:
+    """The detector at ``model``, with a reader for its faces: ``reader="auto"`` uses the shipped reader when it is
+    there, a path uses that one, ``None``/``"none"`` reads faces with the detector's own classes."""
+    from models.detector import Detector
+
+    det = Detector(model, conf=conf, threads=threads, imgsz=imgsz)
+    if reader is None or str(reader).lower() in ("none", "false", ""):
+        return det
+    path = SHIPPED_READER if str(reader) == "auto" else Path(reader)
+    if str(reader) == "auto" and not path.is_file():
+        return det
+    return ReadingDetector(det, CardReader(path, threads=threads), conf=conf)
+
+
+def write_reader_card(out: Path, metrics: dict[str, Any], real: list[dict[str, Any]] | None = None) -> Path:
+    """``OUT/READER_CARD.md``: the reader's data, training and measured accuracy, for people."""
+    v = metrics.get("synthetic_val", {})
+    lines = [
+        "# tablecam card reader", "",
+        "Stage two of card recognition: reads which of the 54 faces (or `none`) a detected face box holds, from a "
+        f"{metrics['input']} px square crop of the frame around the box (margin {metrics['margin']}).", "",
+        "## Data", "",
+        f"- {metrics['scenes']} synthetic scenes (`models.scenes.make_scene`, 70 % close-ups), seed {metrics['seed']}, "
+        f"faces: {metrics['faces']} (user faces in 35 % of the scenes when a folder is given).",
+        f"- {metrics['train_crops']} training crops, {metrics['val_crops']} validation crops from held-out scenes.",
+        "- Positives: faces with at least 60 % of their area and 85 % of one corner index showing, box edges "
+        f"jittered by {NORMAL_BOX_JITTER:.0%} of the box side. `none`: backs, hands, bare table, boxes off their card.",
+        "- Augmentation: quarter turns, light, contrast, colour casts, noise. No mirror images.", "",
+        "## Training", "",
+        f"- {metrics['epochs_run']} of {metrics['epochs']} epochs, batch {metrics['batch']}, AdamW one-cycle to lr "
+        f"{metrics['lr']}, {metrics['threads']} CPU threads; data {metrics['data_seconds']:.0f} s, training "
+        f"{metrics['train_seconds']:.0f} s.", "",
+        "## Measured", "",
+        "| set | crops | read right | rank right | suit right | face read as none | none read as face |",
+        "|---|---|---|---|---|---|---|",
+        f"| synthetic validation | {v.get('faces')} faces / {v.get('crops')} | {v.get('face_accuracy')} | "
+        f"{v.get('rank_accuracy')} | {v.get('suit_accuracy')} | {v.get('face_read_as_none')} | "
+        f"{v.get('none_read_as_face')} |",
+    ]
+    for r in real or []:
+        lines.append(f"| real photos `{r['folder'][:40]}` (labelled boxes) | {r['labels']} | {r['accuracy']} | "
+                     f"{r['rank_accuracy']} | {r['suit_accuracy']} | {r['read_as_none']} | |")
+    path = out / "READER_CARD.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

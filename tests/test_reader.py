@@ -1,0 +1,159 @@
+"""The card reader (stage two of card recognition): its crops, its training data, a tiny CPU training run with its
+ONNX export, and the shipped reader behind the shipped detector on a rendered frame."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.classes import FACES
+from models.reader import (
+    NONE,
+    READER_CLASSES,
+    READER_SIZE,
+    SHIPPED_READER,
+    CardReader,
+    ReadingDetector,
+    load_card_model,
+    scene_crops,
+    score_on_labels,
+    square_crop,
+    train_reader,
+)
+
+SHIPPED_DETECTOR = Path(__file__).resolve().parent.parent / "models" / "weights" / "tablecam-cards.onnx"
+needs_shipped = pytest.mark.skipif(not (SHIPPED_READER.is_file() and SHIPPED_DETECTOR.is_file()),
+                                   reason="no shipped detector and reader")
+
+
+def test_square_crop_is_centred_on_the_box_and_repeats_the_edge_outside_the_image() -> None:
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[40:60, 90:110] = 255  # a white square in the middle
+    crop = square_crop(img, (90, 40, 110, 60), size=32, margin=0.0)
+    assert crop.shape == (32, 32, 3) and crop.mean() > 240
+    crop = square_crop(img, (90, 30, 110, 70), size=40, margin=0.0)  # a tall box: the square is 40 wide
+    assert crop[:, :8].mean() < 20 and crop[:, 12:28].mean() > 60
+    edge = np.zeros((50, 50, 3), np.uint8)
+    edge[:, :5] = 200  # a bright left border: outside the image it is repeated, never black
+    crop = square_crop(edge, (-20, 10, 10, 40), size=30, margin=0.0)
+    assert crop[:, :10].min() == 200
+
+
+def test_scene_crops_label_faces_by_their_code_and_the_rest_none() -> None:
+    xs, ys = [], []
+    for i in range(12):
+        x, y = scene_crops(i, seed=5)
+        assert x.shape[1:] == (READER_SIZE, READER_SIZE, 3) and x.dtype == np.uint8 and len(x) == len(y)
+        xs.append(x)
+        ys.append(y)
+    y = np.concatenate(ys)
+    assert set(np.unique(y)) <= set(range(len(READER_CLASSES)))
+    assert (y == NONE).any() and (y != NONE).sum() > 20
+    x = np.concatenate(xs)
+    # a face crop is mostly card: brighter and less saturated than the average none crop (tables, hands, backs)
+    sat = cv2.cvtColor(x.reshape(-1, READER_SIZE, 3), cv2.COLOR_RGB2HSV)[..., 1].reshape(len(x), -1).mean(1)
+    assert sat[y != NONE].mean() < sat[y == NONE].mean()
+
+
+def test_scene_crops_are_reproducible() -> None:
+    a, ya = scene_crops(3, seed=9)
+    b, yb = scene_crops(3, seed=9)
+    assert np.array_equal(a, b) and np.array_equal(ya, yb)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("reader")
+    return train_reader(out, scenes=40, epochs=1, seed=1, progress=False)
+
+
+def test_tiny_training_run_writes_onnx_metrics_and_weights(tiny) -> None:
+    out = tiny.onnx.parent
+    assert tiny.onnx.is_file() and (out / "reader.pt").is_file()
+    m = json.loads((out / "reader.json").read_text())
+    assert m["epochs_run"] == 1 and m["train_crops"] > 100 and m["val_crops"] > 0
+    assert m["classes"] == list(READER_CLASSES)
+    assert 0.0 <= m["synthetic_val"]["accuracy"] <= 1.0
+
+
+def test_onnx_reader_agrees_with_pytorch(tiny) -> None:
+    import torch
+
+    from models.reader import _to_float, build_net
+
+    net = build_net()
+    net.load_state_dict(torch.load(tiny.onnx.parent / "reader.pt"))
+    net.eval()
+    x, _ = scene_crops(1000, seed=2)
+    with torch.no_grad():
+        p_torch = torch.softmax(net(_to_float(x)), 1).numpy()
+    p_onnx = CardReader(tiny.onnx).probabilities(x)
+    assert p_onnx.shape == (len(x), len(READER_CLASSES))
+    assert np.allclose(p_onnx, p_torch, atol=1e-4)
+
+
+def test_score_on_labels_reads_each_labelled_box(tiny, tmp_path: Path) -> None:
+    from models.render import random_style, render_face
+
+    face = render_face("7H", random_style(np.random.default_rng(0)), 200)[..., :3]
+    canvas = np.full((300, 300, 3), 90, np.uint8)
+    canvas[50:250, 80:80 + face.shape[1]] = face[..., ::-1]
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"), canvas)
+    box = [80, 50, 80 + face.shape[1], 250]
+    (tmp_path / "labels.json").write_text(json.dumps({"a.png": [{"card": "7H", "box": box}]}))
+    r = score_on_labels(CardReader(tiny.onnx), tmp_path)
+    assert r["labels"] == 1 and r["accuracy"] in (0.0, 1.0)
+    reader = CardReader(tiny.onnx)
+    codes, probs = reader.read(canvas, np.array([box], np.float32))
+    assert r["accuracy"] == float(codes[0] == "7H") and 0 < probs[0] <= 1
+
+
+def test_load_card_model_choices(tmp_path: Path) -> None:
+    if not SHIPPED_DETECTOR.is_file():
+        pytest.skip("no shipped detector")
+    from models.detector import Detector
+
+    assert isinstance(load_card_model(SHIPPED_DETECTOR, reader="none"), Detector)
+    with pytest.raises(FileNotFoundError, match="no card reader model at"):
+        load_card_model(SHIPPED_DETECTOR, reader=tmp_path / "missing.onnx")
+    auto = load_card_model(SHIPPED_DETECTOR)
+    assert isinstance(auto, ReadingDetector) == SHIPPED_READER.is_file()
+
+
+@needs_shipped
+def test_shipped_detector_and_reader_read_the_top_card_of_a_rendered_pile(tmp_path: Path) -> None:
+    """Frames of a rendered game (not training scenes): the centre pile's crop, where the true top card is known."""
+    import av
+
+    from calibration.layout import Layout
+    from models.gamevideo import TruthReader, make_script, render_game
+    from vision.tracking import zone_crop
+
+    model = load_card_model(SHIPPED_DETECTOR)
+    right, total = 0, 0
+    for seed in (101, 102):
+        out = tmp_path / f"g{seed}.mp4"
+        render_game(out, "slapjack", 3, seed, seconds=6.0, audio=False)
+        lay = Layout.load(out.with_name(f"g{seed}.layout.yaml"))
+        crop = zone_crop(lay.zones["center"], lay.frame_size, min_side=model.imgsz)
+        truth = TruthReader(make_script("slapjack", 3, seed, 6.0), crop)
+        with av.open(str(out)) as c:
+            for i, f in enumerate(c.decode(video=0)):
+                if i % 6:
+                    continue
+                truth.seek(float(f.time))
+                img = f.to_ndarray(format="bgr24")[crop[1]:crop[3], crop[0]:crop[2]]
+                want = truth(img)
+                if not len(want):
+                    continue
+                got = model(img)
+                faces = got[np.isin(got.class_name, FACES)]
+                total += 1
+                right += bool(len(faces)) and faces.class_name[0] == want.class_name[0]
+    assert total >= 10
+    assert right / total >= 0.8, f"top card read right in {right} of {total} frames"
