@@ -165,7 +165,11 @@ def click_corners(frame: np.ndarray, game: str, players: Sequence[str],
                 picker.undo()
             if key in (13, 10) and picker.layout is not None:
                 return picker.layout
-            if cv2.getWindowProperty(window, cv2.WND_PROP_VISIBLE) < 1:
+            try:
+                closed = cv2.getWindowProperty(window, cv2.WND_PROP_VISIBLE) < 1
+            except cv2.error:  # Qt: the window is gone
+                closed = True
+            if closed:
                 raise KeyboardInterrupt
     except cv2.error as e:
         raise NoWindow(f"cannot open a window to click in: {e}") from None

@@ -444,6 +444,18 @@ def draw_layout(frame: np.ndarray, layout: Layout, thickness: int = 2) -> np.nda
     return img
 
 
+def draw_zones(img: np.ndarray, layout: Layout, scale: float = 1.0, colour: tuple[int, int, int] = (80, 255, 80)
+               ) -> None:
+    """Thin zone outlines with their names, in place, on a frame shown at ``scale``: the annotated video's and the
+    live window's light touch (:func:`draw_layout` is the calibration check's full picture)."""
+    for z in layout.zones.values():
+        pts = np.round(z.polygon * scale).astype(np.int32)
+        cv2.polylines(img, [pts], True, colour, 1, cv2.LINE_AA)
+        c = pts.mean(0).astype(int)
+        cv2.putText(img, z.name, (int(c[0]) - 20, int(pts[:, 1].min()) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35,
+                    colour, 1, cv2.LINE_AA)
+
+
 def _label(img: np.ndarray, text: str, at: Iterable[float], colour: tuple[int, int, int]) -> None:
     x, y = (int(round(v)) for v in at)
     font, scale = cv2.FONT_HERSHEY_SIMPLEX, 0.45

@@ -25,7 +25,7 @@ import av
 import cv2
 import numpy as np
 
-from calibration.layout import Layout, LayoutError
+from calibration.layout import Layout, LayoutError, draw_zones
 from engine.events import Event, GameHeader
 from engine.games import new_referee
 from models.reader import load_card_model
@@ -109,7 +109,7 @@ class _Annotator:
                 cv2.imwrite(str(self.frames_dir / name), frame[y0:y1, x0:x1], [cv2.IMWRITE_JPEG_QUALITY, 85])
                 self.saved.setdefault(tc, []).append((f"{self.frames_dir.name}/{name}", t))
         small = cv2.resize(frame, (self._stream.width, self._stream.height), interpolation=cv2.INTER_AREA)
-        draw_layout_small(small, self.layout, 0.5)
+        draw_zones(small, self.layout, 0.5)
         self.boxes = [(tb, b, lab) for tb, b, lab in self.boxes if tb >= t - 1.0]
         for tb, b, lab in self.boxes:
             if tb <= t:
@@ -154,15 +154,6 @@ class _Annotator:
             for p in self._stream.encode():
                 self._container.mux(p)
             self._container.close()
-
-
-def draw_layout_small(img: np.ndarray, layout: Layout, scale: float) -> None:
-    for z in layout.zones.values():
-        pts = np.round(z.polygon * scale).astype(np.int32)
-        cv2.polylines(img, [pts], True, (80, 255, 80), 1, cv2.LINE_AA)
-        c = pts.mean(0).astype(int)
-        cv2.putText(img, z.name, (int(c[0]) - 20, int(pts[:, 1].min()) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35,
-                    (80, 255, 80), 1, cv2.LINE_AA)
 
 
 def _progress(i: int, n: int | None, t0: float, t_video: float) -> None:

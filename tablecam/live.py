@@ -35,6 +35,7 @@ from models.reader import load_card_model
 from tablecam.audio_out import Player
 from tablecam.audit import piles_moved
 from tablecam.gamelog import LogWriter
+from tablecam.overlay import Overlay, Window
 from vision.audio import impact_onsets, read_audio
 from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
 from vision.watcher import TableWatcher
@@ -152,7 +153,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              realtime: bool = True, seconds: float | None = None, use_audio: bool = True,
              call_triggers: bool = True, say: Callable[[str], None] | None = None, idle_stop_s: float | None = None,
              on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None,
-             detector: Any = None, reader: str | Path | None = "auto") -> LiveStats:
+             detector: Any = None, reader: str | Path | None = "auto", window: bool = False) -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
     no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
@@ -188,6 +189,12 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                         variants={"snap_by_slap": True} if game == "snap" else {})
     referee = new_referee(header)
     stats = LiveStats()
+    overlay, view = Overlay(lay), None
+    if window:
+        try:
+            view = Window()
+        except RuntimeError as e:
+            say(f"no window: {e}; running headless (headless=true hides this warning)")
     box = _Mailbox()
     stop = threading.Event()
     player.start()
@@ -207,9 +214,13 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                 for o in outputs:
                     log.write(o.to_dict())
                     watcher.piles_taken(piles_moved(o.to_dict(), game), o.t)
-                    if isinstance(o, Verdict) and o.voice:
-                        player.submit(o)
+                    if isinstance(o, Verdict):
+                        overlay.verdict(o.t, o.say or o.kind)
+                        if o.voice:
+                            player.submit(o)
 
+            shown_boxes: list = []
+            shown_until = -1.0
             try:
                 last_frame = time.monotonic()
                 while True:
@@ -233,12 +244,22 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                             text = trigger_say(game, ev.card)
                             if text:
                                 player.submit(Verdict(ev.t, "trigger", "SJ-2", text))
+                                overlay.verdict(ev.t, text)
                         rule(referee.push(ev))
                     rule(referee.advance(fr.t))
                     stats.frames += 1
                     stats.busy_s += time.perf_counter() - t_busy
                     if on_frame is not None:
                         on_frame(fr, watcher, events)
+                    if watcher.boxes:
+                        shown_boxes, shown_until = list(watcher.boxes), fr.t + 0.5
+                    if view is not None:
+                        lag_ms = (time.monotonic() - (start_wall + fr.t)) * 1000
+                        img = overlay.draw(fr.image, fr.t, shown_boxes if fr.t <= shown_until else [], lag_ms,
+                                           box.dropped / max(1, box.captured))
+                        if not view.show(img):
+                            say("window closed: finishing the log")
+                            break
                     if seconds is not None and fr.t >= seconds:
                         break
             except KeyboardInterrupt:
@@ -249,6 +270,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
             rule(referee.finish())
     finally:
         stop.set()
+        if view is not None:
+            view.close()
         cap.join(timeout=2.0)
         player.stop(wait=1.0)
     stats.dropped, stats.captured = box.dropped, box.captured

@@ -122,3 +122,83 @@ def test_mailbox_keeps_only_the_newest_frame() -> None:
     t = threading.Timer(0.05, box.close)
     t.start()
     assert box.get(timeout=1.0) is None and box.done
+
+
+def test_overlay_draws_zones_boxes_verdicts_and_status(game: RenderedGame) -> None:
+    from calibration.layout import Layout
+    from tablecam.overlay import Overlay
+    from vision.frames import read_video
+
+    frame = next(iter(read_video(game.video, end=0.1))).image
+    lay = Layout.load(game.layout)
+    ov = Overlay(lay, width=640)
+    ov.verdict(1.0, "Slap! Bob wins the pile")
+    ov.verdict(9.0, "not yet")
+    plain = ov.draw(frame, 2.0, [], now=0.0)
+    img = ov.draw(frame, 2.0, [((600, 300, 680, 420), "JH")], lag_ms=42, dropped=0.01, now=0.1)
+    assert img.shape == (360, 640, 3)  # shrunk to the window's width
+    assert (img[:24] == 0).mean() > 0.5  # the status bar
+    box_ring = img[150:151, 300:340]
+    assert np.abs(box_ring.astype(int) - plain[150:151, 300:340]).sum() > 0  # the box's top edge
+    bottom = img[-40:, :300].astype(int)
+    assert (bottom.max(2) > 240).mean() > 0.01  # white caption text
+    gone = ov.draw(frame, 6.0, [], now=0.2)  # 5 s later the first verdict is no longer shown
+    assert (gone[-40:, :300].max(2) > 240).mean() < (bottom.max(2) > 240).mean()
+
+
+def test_window_without_a_display_warns_and_referees_headless(game: RenderedGame, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(var, raising=False)
+    said: list[str] = []
+    stats = run_live(video=str(game.video), game="slapjack", players=["Ann", "Bob", "Cy"], layout=game.layout,
+                     model=default_model(), log_path=tmp_path / "l.jsonl", player=muted(tmp_path / "w.wav"),
+                     realtime=False, detector=perfect_reader(game), seconds=2.0, say=said.append, window=True)
+    assert any(m.startswith("no window:") for m in said) and stats.frames >= 60
+
+
+WINDOW_CHILD = """
+import json, sys, cv2
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/tests"]
+from helpers import perfect_reader
+from models.gamevideo import RenderedGame, make_script
+from tablecam.audio_out import Player
+from tablecam.live import run_live
+from pathlib import Path
+v, lay, log = Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
+game = RenderedGame(v, v, lay, make_script("slapjack", ["Ann", "Bob", "Cy"], 238, 10))
+said = []
+def close_after(fr, watcher, events):  # the user closes the window after 45 frames
+    if fr.index == 45:
+        cv2.destroyWindow("tablecam live")
+p = Player.from_settings(mute=True, audio_out=log + ".wav", device="no-such-output-device", warn=lambda m: None)
+st = run_live(video=str(v), game="slapjack", players=["Ann", "Bob", "Cy"], layout=lay, model="unused.onnx",
+              log_path=log, player=p, realtime=False, detector=perfect_reader(game), say=said.append, window=True,
+              on_frame=close_after)
+print(json.dumps({"frames": st.frames, "said": said}))
+"""
+
+
+def test_live_window_opens_and_closing_it_ends_the_game_cleanly(game: RenderedGame, tmp_path: Path) -> None:
+    """A real OpenCV window on a virtual display (Xvfb): closing it ends the loop with the log complete."""
+    import shutil
+    import subprocess
+    import sys
+
+    from calibration.clicks import gui_available
+
+    if shutil.which("xvfb-run") is None:
+        pytest.skip("xvfb-run is not installed (tools/system-packages.sh installs it)")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DISPLAY", ":99")  # only to ask whether this OpenCV has a GUI at all
+        if gui_available():
+            pytest.skip(f"no window possible: {gui_available()}")
+    log = tmp_path / "win.jsonl"
+    repo = str(Path(__file__).resolve().parent.parent)
+    out = subprocess.run(["xvfb-run", "-a", sys.executable, "-c", WINDOW_CHILD, repo, str(game.video),
+                          str(game.layout), str(log)], capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not any(m.startswith("no window") for m in res["said"])
+    assert "window closed: finishing the log" in res["said"] and 45 <= res["frames"] <= 47
+    assert all(ln.error is None for ln in read_lines(open_log(log)))

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The Debian packages tablecam needs beside Python: make and venv for the setup, fonts for the card renderer,
 # espeak-ng and PortAudio for spoken callouts, sox to measure sound, chromium to render the audit report in
-# tests. Installs only what is missing; as root with apt-get, else it says what to install and goes on.
+# tests, xvfb to open the live window in tests. Installs only what is missing; as root with apt-get, else it
+# says what to install and goes on.
 set -euo pipefail
 need=()
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 for pkg in make fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf fonts-urw-base35 espeak-ng libportaudio2 sox \
-    chromium; do
+    chromium xvfb; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 ((${#need[@]})) || exit 0
