@@ -583,7 +583,7 @@ def cmd_live(args: list[str]) -> int:
                          log_path=cfg["log"], player=player, realtime=bool(cfg["realtime"]),
                          seconds=cfg["seconds"], use_audio=bool(cfg["audio"]),
                          call_triggers=bool(cfg["call_triggers"]), reader=cfg["reader"],
-                         window=not bool(cfg["headless"]))
+                         window=not bool(cfg["headless"]), mic_device=cfg["mic"])
     except (LiveError, VideoError, ValueError) as e:
         raise ConfigError(str(e)) from None
     busy = stats.busy_s / stats.frames * 1000 if stats.frames else 0.0

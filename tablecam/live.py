@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ from tablecam.gamelog import LogWriter
 from tablecam.overlay import Overlay, Window
 from vision.audio import impact_onsets, read_audio
 from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
+from vision.microphone import Microphone, MicrophoneError
 from vision.watcher import TableWatcher
 
 LIVE_GAMES = ("slapjack", "snap")
@@ -56,6 +58,7 @@ class LiveStats:
     detections: int = 0
     busy_s: float = 0.0  # time spent processing frames
     reconnects: int = 0
+    microphone: bool = False  # slaps were timed by a live microphone
     start_wall: float = 0.0  # monotonic time of video time 0 (a recording) or of the start (a camera)
 
     @property
@@ -115,8 +118,7 @@ def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, s
 
 
 def _capture_camera(index: int, box: _Mailbox, stop: threading.Event, stats: LiveStats,
-                    say: Callable[[str], None]) -> None:
-    t0 = time.monotonic()
+                    say: Callable[[str], None], t0: float) -> None:
     n = 0
     while not stop.is_set():
         try:
@@ -153,7 +155,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              realtime: bool = True, seconds: float | None = None, use_audio: bool = True,
              call_triggers: bool = True, say: Callable[[str], None] | None = None, idle_stop_s: float | None = None,
              on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None,
-             detector: Any = None, reader: str | Path | None = "auto", window: bool = False) -> LiveStats:
+             detector: Any = None, reader: str | Path | None = "auto", window: bool = False,
+             mic_device: Any = None) -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
     no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
@@ -180,6 +183,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         if use_audio and info.has_audio:
             samples, rate, t0 = read_audio(video)
             onsets_all = impact_onsets(samples, rate, t0, delay_s=lay.latency.get("audio_s", 0.0))
+    mic = Microphone(lambda o: None, 0.0, delay_s=lay.latency.get("audio_s", 0.0), device=mic_device) \
+        if video is None and use_audio else None
     try:
         detector = detector if detector is not None else load_card_model(model, reader)
     except FileNotFoundError as e:
@@ -203,7 +208,17 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
     if video is not None:
         cap = threading.Thread(target=_capture_file, args=(video, box, start_wall, realtime, stop), daemon=True)
     else:
-        cap = threading.Thread(target=_capture_camera, args=(camera or 0, box, stop, stats, say), daemon=True)
+        cap = threading.Thread(target=_capture_camera, args=(camera or 0, box, stop, stats, say, start_wall),
+                               daemon=True)
+    heard: deque = deque()
+    if mic is not None:
+        mic.on_onset, mic.start_wall = heard.append, start_wall
+        try:
+            mic.open()
+            stats.microphone = True
+        except MicrophoneError as e:
+            say(f"{e}; slaps are timed from the video alone")
+            mic = None
     cap.start()
     next_onset = 0
     try:
@@ -237,6 +252,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                     while next_onset < len(onsets_all) and onsets_all[next_onset].t <= fr.t:  # heard by now
                         watcher.onsets.append(onsets_all[next_onset])
                         next_onset += 1
+                    while heard:  # the microphone's, from its own thread
+                        watcher.onsets.append(heard.popleft())
                     events = watcher.feed(fr.index, fr.t, fr.image)
                     for ev in events:
                         log.write(ev)
@@ -272,6 +289,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         stop.set()
         if view is not None:
             view.close()
+        if mic is not None:
+            mic.close()
         cap.join(timeout=2.0)
         player.stop(wait=1.0)
     stats.dropped, stats.captured = box.dropped, box.captured
