@@ -10,6 +10,7 @@ with a ``FILE.wav.jsonl`` sidecar: one line per callout with submitted/started/e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue as _queue
 import sys
@@ -24,7 +25,7 @@ import numpy as np
 
 from engine.verdicts import Verdict
 from tablecam.callouts import Callout, CalloutQueue, Mixer, Policy
-from tablecam.speech import SAMPLE_RATE, VOICES, Speech, default_cache_dir
+from tablecam.speech import SAMPLE_RATE, VOICES, Speech, SpeechError, default_cache_dir
 
 
 class Recorder:
@@ -181,10 +182,13 @@ class Player:
             raise ValueError(f"lang={lang!r}: choose one of {', '.join(VOICES)}")
         return cls(policy=Policy(mute=bool(mute), lang=lang), audio_out=audio_out or None, **kw)
 
-    def prepare(self, phrases: list[str]) -> None:
-        """Warm the speech cache with a game's sentences (in this policy's language voice)."""
+    def prepare(self, phrases: list[str] | list[tuple[str, str]]) -> None:
+        """Warm the speech cache with a game's sentences: texts (in this policy's language voice) or (voice, text)
+        pairs (``tablecam.speech.warmup_phrases``). A phrase espeak-ng cannot make is left for the callout to
+        report."""
         if self.speech is not None and not self.policy.mute:
-            self.speech.prepare(phrases, VOICES.get(self.policy.lang, "en"))
+            with contextlib.suppress(SpeechError):
+                self.speech.prepare(phrases, VOICES.get(self.policy.lang, "en"))
 
     def submit(self, verdict: Verdict, now: float | None = None, text: str | None = None) -> Callout | None:
         """Queue a verdict's callout; its phrase is synthesized here (cached: microseconds) if needed."""

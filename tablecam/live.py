@@ -37,6 +37,7 @@ from tablecam.audio_out import Player
 from tablecam.audit import piles_moved
 from tablecam.gamelog import LogWriter
 from tablecam.overlay import Overlay, Window
+from tablecam.speech import warmup_phrases
 from vision.audio import impact_onsets, read_audio
 from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
 from vision.microphone import Microphone, MicrophoneError
@@ -219,6 +220,10 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         except MicrophoneError as e:
             say(f"{e}; slaps are timed from the video alone")
             mic = None
+    warm = [text for text in ("Jack!",) if game == "slapjack" and call_triggers]
+    if player.speech is not None and not player.policy.mute:  # the game's sentences, made while it starts
+        threading.Thread(target=lambda: player.prepare(warmup_phrases(game, players, player.policy.lang, extra=warm)),
+                         daemon=True, name="speech warm-up").start()
     cap.start()
     next_onset = 0
     try:

@@ -224,3 +224,25 @@ class Speech:
                 raise SpeechError(f"espeak-ng failed for voice {voice!r}: {r.stderr.strip() or r.returncode}")
             x, rate = read_wav(f.name)
         return resample(x, rate, self.rate)
+
+
+def warmup_phrases(game: str, players: list[str], lang: str = "en", games: int = 60,
+                   extra: Iterable[str] = (), limit: int = 1000) -> list[tuple[str, str]]:
+    """(voice, text) of what the referee is likely to say in ``game`` with these ``players``, most frequent first:
+    the voiced verdicts of ``games`` simulated games (engine.sim), after the ``extra`` phrases (trigger calls).
+    The live loop synthesizes them while the game starts, so that no callout waits for espeak-ng."""
+    from collections import Counter
+
+    from engine.replay import replay_to_end
+    from engine.sim import simulate
+
+    counts: Counter[tuple[str, str]] = Counter()
+    for seed in range(games):
+        header, events = simulate(game, list(players), seed=seed)
+        _, outputs = replay_to_end(header, events)
+        for o in outputs:
+            if isinstance(o, Verdict) and o.voice and o.say:
+                counts[phrase_for(o, lang)] += 1
+    first = [phrase_for(Verdict(0.0, "trigger", "", t), lang) for t in extra]
+    rest = [p for p, _ in counts.most_common() if p not in first]
+    return (first + rest)[:limit]

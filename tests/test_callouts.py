@@ -294,3 +294,23 @@ def test_muted_player_records_what_would_be_said(tmp_path: Path) -> None:
     assert [(s["text"], s["status"]) for s in side] == [("Snap, sevens!", "muted")]
     x, _ = read_wav(wav)
     assert len(x) / SAMPLE_RATE == pytest.approx(0.2, abs=0.1) and not np.any(x)
+
+
+def test_warmup_phrases_are_what_the_referee_says_in_that_game() -> None:
+    """Per-game warm-up: the trigger call first, then the sentences of simulated games, most frequent first."""
+    from engine.replay import replay_to_end
+    from engine.sim import simulate
+    from tablecam.speech import warmup_phrases
+
+    players = ["Ann", "Bob", "Cy"]
+    sj = warmup_phrases("slapjack", players, extra=["Jack!"])
+    assert sj[0] == ("en", "Jack!") and len(sj) == len(set(sj)) > 10
+    assert all(voice == "en" for voice, _ in sj)
+    assert any(t.startswith("Slapjack! ") for _, t in sj) and not any("snap" in t.lower() for _, t in sj)
+    snap = {t for _, t in warmup_phrases("snap", players)}
+    assert any("snap" in t.lower() for t in snap)
+    header, events = simulate("snap", players, seed=99)  # a game not among the warm-up's seeds
+    said = [o.say for o in replay_to_end(header, events)[1] if isinstance(o, Verdict) and o.voice and o.say]
+    assert sum(s in snap for s in said) / len(said) > 0.6  # most of a new game's sentences are ready
+    zh = warmup_phrases("slapjack", players, "zh")
+    assert any(voice == "cmn" for voice, _ in zh)
