@@ -5,7 +5,9 @@ Why an untrained model is fine by default: the latency depends on the graph and 
 Figures to compare with (``shared/ENVIRONMENT.md``, 2-core CPU, 2 threads): 11-17 ms at 320, 42-57 ms at 640.
 The machine is shared, so the load average is printed with the figures.
 
-    python bench/detector.py [--model best.onnx] [--imgsz 320 640] [--repeats 50] [--threads N]
+    python bench/detector.py [--model best.onnx] [--imgsz 320 640] [--repeats 50] [--threads N] [--reader R.onnx]
+
+The card reader (stage two, ``models.reader``) is timed on 1, 4 and 16 face boxes of the frame.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from models.detector import Detector  # noqa: E402
+from models.reader import SHIPPED_READER, CardReader  # noqa: E402
 
 
 def fresh_model(imgsz: int, folder: Path) -> Path:
@@ -64,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--imgsz", type=int, nargs="+", default=[320, 640])
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--threads", type=int, default=None, help="ONNX Runtime threads (default: all cores)")
+    ap.add_argument("--reader", type=Path, default=None,
+                    help="the card reader to time on face crops (default: the shipped one, when it is there)")
     args = ap.parse_args(argv)
 
     rng = np.random.default_rng(0)
@@ -80,6 +85,14 @@ def main(argv: list[str] | None = None) -> int:
             low = _median_ms(lambda d=det: d(frame, conf=0.001), max(5, args.repeats // 5))
             name = path.name if args.model else "yolo11n (untrained)"
             print(f"{name:<28} {imgsz:>5} {whole:>9.1f} {graph:>9.1f} {low:>12.1f} {1000 / whole:>6.1f}")
+    reader_path = args.reader or SHIPPED_READER
+    if reader_path.is_file():  # stage two: reading the faces the detector boxed, from the frame
+        reader = CardReader(reader_path, threads=args.threads)
+        print(f"{'reader':<28} {'faces':>5} {'whole ms':>9}")
+        for n in (1, 4, 16):
+            boxes = np.array([[100 + 20 * i, 100, 180 + 20 * i, 210] for i in range(n)], np.float32)
+            ms = _median_ms(lambda r=reader, b=boxes: r.read(frame, b), args.repeats)
+            print(f"{reader_path.name:<28} {n:>5} {ms:>9.2f}")
     return 0
 
 

@@ -219,11 +219,12 @@ class ReaderResult:
 def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: int = 0, faces: str = "builtin",
                  batch: int = 128, lr: float = 2e-3, val_fraction: float = 0.08, hours: float | None = None,
                  data: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                 progress: bool = True) -> ReaderResult:
+                 progress: bool = True, device: str = "cpu") -> ReaderResult:
     """Make the crops, train the reader, export ``OUT/reader.onnx`` and ``OUT/reader.json`` (metrics, recipe).
 
     ``hours`` stops training at that time budget (the epoch under way finishes). Validation crops come from
-    held-out scenes (every scene index with ``i % round(1 / val_fraction) == 0``)."""
+    held-out scenes (every scene index with ``i % round(1 / val_fraction) == 0``). ``device``: ``cpu``, or a
+    GPU (``0``, ``cuda:0``); crops are augmented on the CPU either way."""
     import torch
     import torch.nn.functional as F
 
@@ -237,7 +238,9 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
     val = idx % every == 0
     xtr, ytr = x[~val], y[~val].astype(np.int64)
     xva, yva = x[val], y[val].astype(np.int64)
-    net = build_net()
+    dev = torch.device("cpu" if str(device) == "cpu" else
+                       (f"cuda:{device}" if str(device).isdigit() else str(device)))
+    net = build_net().to(dev)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     steps = max(1, epochs * (len(xtr) // batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -247,7 +250,7 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
     def predict(batch_x: np.ndarray) -> np.ndarray:
         net.eval()
         with torch.no_grad():
-            return net(_to_float(batch_x)).argmax(1).numpy()
+            return net(_to_float(batch_x).to(dev)).argmax(1).cpu().numpy()
 
     for ep in range(epochs):
         net.train()
@@ -257,8 +260,8 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
             if step >= steps:
                 break
             sel = order[b * batch:(b + 1) * batch]
-            xb = _augment(_to_float(xtr[sel]), gen)
-            loss = F.cross_entropy(net(xb), torch.from_numpy(ytr[sel]), label_smoothing=0.05)
+            xb = _augment(_to_float(xtr[sel]), gen).to(dev, non_blocking=True)
+            loss = F.cross_entropy(net(xb), torch.from_numpy(ytr[sel]).to(dev), label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -276,7 +279,7 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
             print(f"reader epoch {epochs_run}: {history[-1]}", file=sys.stderr, flush=True)
         if hours is not None and time.time() - t_start > hours * 3600:
             break
-    net.eval()
+    net = net.cpu().eval()
     onnx_path = out / "reader.onnx"
     export_onnx(net, onnx_path)
     metrics = {
@@ -284,7 +287,8 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
         "train_crops": int(len(ytr)), "val_crops": int(len(yva)), "input": READER_SIZE, "margin": CROP_MARGIN,
         "epochs": epochs, "epochs_run": epochs_run, "batch": batch, "lr": lr,
         "data_seconds": round(t_data, 1), "train_seconds": round(time.time() - t_start - t_data, 1),
-        "threads": torch.get_num_threads(), "synthetic_val": history[-1] if history else {}, "history": history,
+        "threads": torch.get_num_threads(), "device": str(dev),
+        "synthetic_val": history[-1] if history else {}, "history": history,
         "classes": list(READER_CLASSES),
     }
     (out / "reader.json").write_text(json.dumps(metrics, indent=1) + "\n", encoding="utf-8")
@@ -455,7 +459,8 @@ def write_reader_card(out: Path, metrics: dict[str, Any], real: list[dict[str, A
         "- Augmentation: quarter turns, light, contrast, colour casts, noise. No mirror images.", "",
         "## Training", "",
         f"- {metrics['epochs_run']} of {metrics['epochs']} epochs, batch {metrics['batch']}, AdamW one-cycle to lr "
-        f"{metrics['lr']}, {metrics['threads']} CPU threads; data {metrics['data_seconds']:.0f} s, training "
+        f"{metrics['lr']}, on {metrics.get('device', 'cpu')} ({metrics['threads']} CPU threads); data "
+        f"{metrics['data_seconds']:.0f} s, training "
         f"{metrics['train_seconds']:.0f} s.", "",
         "## Measured", "",
         "| set | crops | read right | rank right | suit right | face read as none | none read as face |",

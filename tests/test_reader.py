@@ -157,3 +157,23 @@ def test_shipped_detector_and_reader_read_the_top_card_of_a_rendered_pile(tmp_pa
                 right += bool(len(faces)) and faces.class_name[0] == want.class_name[0]
     assert total >= 10
     assert right / total >= 0.8, f"top card read right in {right} of {total} frames"
+
+
+def test_train_reader_command_writes_the_reader_and_its_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    from tablecam.cli import main
+
+    real = tmp_path / "real"
+    (real / "images").mkdir(parents=True)
+    cv2.imwrite(str(real / "images" / "a.png"), np.full((120, 120, 3), 200, np.uint8))
+    (real / "labels.json").write_text(json.dumps({"a.png": [{"card": "QS", "box": [20, 10, 90, 110]}]}))
+    out = tmp_path / "reader"
+    assert main(["train-reader", "scenes=20", "epochs=1", f"out={out}", f"real={real}"]) == 0
+    printed = capsys.readouterr().out
+    assert "synthetic val" in printed and "of 1 labelled cards read right" in printed
+    card = (out / "READER_CARD.md").read_text()
+    assert "| synthetic validation |" in card and "`real`" in card and (out / "reader.onnx").is_file()
+    assert main(["train-reader", "scenes=20", "faces=/no/such/folder"]) == 2
+    assert "not 'builtin' and not a folder" in capsys.readouterr().err
+    assert main(["train-reader", "scenez=20"]) == 2
+    assert "scenes" in capsys.readouterr().err  # the unknown key's nearest valid one
