@@ -340,9 +340,13 @@ def score_on_labels(reader: CardReader, folder: str | Path) -> dict[str, Any]:
 
 class CardReader:
     """The exported reader run by ONNX Runtime: ``read(frame, boxes)`` -> (codes, probabilities); ``"none"`` for a
-    box that holds no face."""
+    box that holds no face.
 
-    def __init__(self, onnx_path: str | Path, threads: int | None = None) -> None:
+    ``turns``: each crop is also read turned by quarter turns and the probabilities averaged (a card turned is the
+    same card, and the reader was trained on all four): 4 reads cost about a millisecond and make fewer mistakes
+    than one."""
+
+    def __init__(self, onnx_path: str | Path, threads: int | None = None, turns: int = 4) -> None:
         path = Path(onnx_path)
         if not path.is_file():
             raise FileNotFoundError(f"no card reader model at {path} (train one with `tablecam train-reader`)")
@@ -356,6 +360,7 @@ class CardReader:
         self.classes = tuple(meta["classes"].split(",")) if "classes" in meta else READER_CLASSES
         self.size = int(meta.get("input", READER_SIZE))
         self.margin = float(meta.get("margin", CROP_MARGIN))
+        self.turns = max(1, min(4, int(turns)))
         self.path = path
 
     def probabilities(self, crops_rgb: np.ndarray) -> np.ndarray:
@@ -363,9 +368,11 @@ class CardReader:
         if not len(crops_rgb):
             return np.zeros((0, len(self.classes)), np.float32)
         x = np.ascontiguousarray(crops_rgb.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
-        logits = self.session.run(None, {"crops": x})[0]
+        x = np.concatenate([np.rot90(x, k, axes=(2, 3)) for k in range(self.turns)])
+        logits = self.session.run(None, {"crops": np.ascontiguousarray(x)})[0]
         e = np.exp(logits - logits.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)
+        p = e / e.sum(1, keepdims=True)
+        return p.reshape(self.turns, len(crops_rgb), -1).mean(0)
 
     def crops(self, frame: np.ndarray, boxes: np.ndarray, bgr: bool = True) -> np.ndarray:
         out = np.stack([square_crop(frame, b, self.size, self.margin) for b in boxes]) if len(boxes) else \

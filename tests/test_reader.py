@@ -91,7 +91,7 @@ def test_onnx_reader_agrees_with_pytorch(tiny) -> None:
     x, _ = scene_crops(1000, seed=2)
     with torch.no_grad():
         p_torch = torch.softmax(net(_to_float(x)), 1).numpy()
-    p_onnx = CardReader(tiny.onnx).probabilities(x)
+    p_onnx = CardReader(tiny.onnx, turns=1).probabilities(x)
     assert p_onnx.shape == (len(x), len(READER_CLASSES))
     assert np.allclose(p_onnx, p_torch, atol=1e-4)
 
@@ -177,3 +177,13 @@ def test_train_reader_command_writes_the_reader_and_its_card(tmp_path: Path, cap
     assert "not 'builtin' and not a folder" in capsys.readouterr().err
     assert main(["train-reader", "scenez=20"]) == 2
     assert "scenes" in capsys.readouterr().err  # the unknown key's nearest valid one
+
+
+def test_reading_with_four_turns_does_not_depend_on_how_the_card_lies(tiny) -> None:
+    x, _ = scene_crops(1001, seed=2)
+    reader = CardReader(tiny.onnx)
+    turned = np.ascontiguousarray(np.rot90(x, 1, axes=(1, 2)))  # every crop a quarter turn round
+    four = np.abs(reader.probabilities(x) - reader.probabilities(turned)).max()
+    single = CardReader(tiny.onnx, turns=1)
+    one = np.abs(single.probabilities(x) - single.probabilities(turned)).max()
+    assert four < 1e-6 and four < one / 10  # a single read does depend on it (even this barely trained one)
