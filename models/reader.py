@@ -219,12 +219,13 @@ class ReaderResult:
 def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: int = 0, faces: str = "builtin",
                  batch: int = 128, lr: float = 2e-3, val_fraction: float = 0.08, hours: float | None = None,
                  data: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                 progress: bool = True, device: str = "cpu") -> ReaderResult:
+                 progress: bool = True, device: str = "cpu", init: str | Path | None = None) -> ReaderResult:
     """Make the crops, train the reader, export ``OUT/reader.onnx`` and ``OUT/reader.json`` (metrics, recipe).
 
     ``hours`` stops training at that time budget (the epoch under way finishes). Validation crops come from
     held-out scenes (every scene index with ``i % round(1 / val_fraction) == 0``). ``device``: ``cpu``, or a
-    GPU (``0``, ``cuda:0``); crops are augmented on the CPU either way."""
+    GPU (``0``, ``cuda:0``); crops are augmented on the CPU either way. ``init``: start from these weights (a
+    ``reader.pt``) instead of from scratch, to train a reader further."""
     import torch
     import torch.nn.functional as F
 
@@ -240,7 +241,10 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
     xva, yva = x[val], y[val].astype(np.int64)
     dev = torch.device("cpu" if str(device) == "cpu" else
                        (f"cuda:{device}" if str(device).isdigit() else str(device)))
-    net = build_net().to(dev)
+    net = build_net()
+    if init is not None:
+        net.load_state_dict(torch.load(str(init), map_location="cpu"))
+    net = net.to(dev)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     steps = max(1, epochs * (len(xtr) // batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -287,7 +291,7 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
         "train_crops": int(len(ytr)), "val_crops": int(len(yva)), "input": READER_SIZE, "margin": CROP_MARGIN,
         "epochs": epochs, "epochs_run": epochs_run, "batch": batch, "lr": lr,
         "data_seconds": round(t_data, 1), "train_seconds": round(time.time() - t_start - t_data, 1),
-        "threads": torch.get_num_threads(), "device": str(dev),
+        "threads": torch.get_num_threads(), "device": str(dev), "init": str(init) if init else None,
         "synthetic_val": history[-1] if history else {}, "history": history,
         "classes": list(READER_CLASSES),
     }
@@ -468,7 +472,8 @@ def write_reader_card(out: Path, metrics: dict[str, Any], real: list[dict[str, A
         f"- {metrics['epochs_run']} of {metrics['epochs']} epochs, batch {metrics['batch']}, AdamW one-cycle to lr "
         f"{metrics['lr']}, on {metrics.get('device', 'cpu')} ({metrics['threads']} CPU threads); data "
         f"{metrics['data_seconds']:.0f} s, training "
-        f"{metrics['train_seconds']:.0f} s.", "",
+        f"{metrics['train_seconds']:.0f} s" + (f", starting from `{metrics['init']}`" if metrics.get("init") else "")
+        + ".", "",
         "## Measured", "",
         "| set | crops | read right | rank right | suit right | face read as none | none read as face |",
         "|---|---|---|---|---|---|---|",

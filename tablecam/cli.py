@@ -287,7 +287,8 @@ def cmd_train_reader(args: list[str]) -> int:
     if hours is not None and (not isinstance(hours, (int, float)) or isinstance(hours, bool) or hours <= 0):
         raise ConfigError(f"hours={hours!r} must be a positive number")
     result = train_reader(cfg["out"], scenes=scenes, epochs=epochs, seed=whole_number(cfg, "seed"), faces=faces,
-                          hours=hours, device=str(cfg["device"]), batch=whole_number(cfg, "batch", minimum=1))
+                          hours=hours, device=str(cfg["device"]), batch=whole_number(cfg, "batch", minimum=1),
+                          init=cfg["init"], lr=float(cfg["lr"]))
     reader = CardReader(result.onnx)
     real_scores = [score_on_labels(reader, f) for f in real]
     card = write_reader_card(Path(str(cfg["out"])), result.metrics, real_scores)
