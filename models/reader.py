@@ -32,9 +32,9 @@ from models.detector import Detections, nms
 
 READER_CLASSES: tuple[str, ...] = (*FACES, "none")
 NONE = len(FACES)
-READER_SIZE = 64  # crop side fed to the reader (px)
+READER_SIZE = 96  # crop side fed to the reader (px): a 720p webcam shows a card about 100 px tall
 CROP_MARGIN = 0.08  # the square crop reaches this far (of the box's longer side) beyond the box
-MIN_BOX_PX = 24  # faces smaller than this (shorter box side, px) are not read: too few pixels for an index
+MIN_BOX_PX = 32  # faces smaller than this (shorter box side, px) are not read: too few pixels for an index
 RECIPE_VERSION = 1
 NORMAL_BOX_JITTER = 0.06  # detector box edges err by about this fraction of the box side
 
@@ -68,7 +68,7 @@ def _jitter(rng: np.random.Generator, box: tuple[float, ...], amount: float = NO
     return x0 + d[0], y0 + d[1], x1 + d[2], y1 + d[3]
 
 
-def scene_crops(i: int, seed: int, faces: Any = "builtin", closeup_share: float = 0.7,
+def scene_crops(i: int, seed: int, faces: Any = "builtin", closeup_share: float = 0.8,
                 per_card: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """Crops (N, S, S, 3) RGB uint8 and reader class ids (N,) from synthetic scene ``i`` of ``seed``."""
     from models.scenes import make_scene
@@ -125,7 +125,7 @@ def _work(i: int) -> tuple[int, np.ndarray, np.ndarray]:
     return i, x, y
 
 
-def make_reader_data(scenes: int, seed: int = 0, faces: str = "builtin", closeup_share: float = 0.7,
+def make_reader_data(scenes: int, seed: int = 0, faces: str = "builtin", closeup_share: float = 0.8,
                      workers: int | None = None, progress: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops, class ids and scene indices of ``scenes`` synthetic scenes, made on every core."""
     workers = workers or os.cpu_count() or 1
@@ -462,7 +462,7 @@ def write_reader_card(out: Path, metrics: dict[str, Any], real: list[dict[str, A
         "Stage two of card recognition: reads which of the 54 faces (or `none`) a detected face box holds, from a "
         f"{metrics['input']} px square crop of the frame around the box (margin {metrics['margin']}).", "",
         "## Data", "",
-        f"- {metrics['scenes']} synthetic scenes (`models.scenes.make_scene`, 70 % close-ups), seed {metrics['seed']}, "
+        f"- {metrics['scenes']} synthetic scenes (`models.scenes.make_scene`, 80 % close-ups), seed {metrics['seed']}, "
         f"faces: {metrics['faces']} (user faces in 35 % of the scenes when a folder is given).",
         f"- {metrics['train_crops']} training crops, {metrics['val_crops']} validation crops from held-out scenes.",
         "- Positives: faces with at least 60 % of their area and 85 % of one corner index showing, box edges "

@@ -89,11 +89,12 @@ def test_low_confidence_and_outside_the_zone_are_ignored() -> None:
 def test_a_buried_card_peeking_out_is_not_played_again_until_the_pile_is_taken() -> None:
     tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1)
     top, under = (160.0, 150.0, 240.0, 260.0), (150.0, 140.0, 230.0, 250.0)
-    img = frame_with(card=True)
+    seven, queen = frame_with(card=True), frame_with(card=True)
+    queen[200:240, 200:230] = 30  # the queen lands on the seven: its part of the pile looks different
     cards = []
     script = [("7H",)] * 2 + [("QC", "7H")] * 3 + [("QC",)] * 2 + [("QC", "7H")] * 2 + [()] * 3 + [("7H",)] * 2
     for i, names in enumerate(script):
-        tr.remember(i, i / 30, img)
+        tr.remember(i, i / 30, seven if i < 2 or i >= 12 else queen if i < 9 else frame_with(card=False))
         s = tr.update(i, i / 30, dets(*[(n, 0.9, top if k == 0 else under) for k, n in enumerate(names)]))
         if s:
             cards.append(s.card)
@@ -119,3 +120,26 @@ def test_one_misread_between_two_reads_is_forgiven() -> None:
         s = tr.update(i, i / 30, dets((name, 0.8, box)))
         got.append(s.card if s else None)
     assert got == [None, None, "7H", None]
+
+
+def test_a_second_reading_of_the_same_card_is_not_a_new_card() -> None:
+    """Nothing changed on the pile since 5H showed: a later 5D read there is the same card misread, not a play."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1)
+    box = (160.0, 150.0, 240.0, 260.0)
+    empty, card = frame_with(card=False), frame_with(card=True)
+    seen = []
+    reads = [(), (), ("5H",), ("5H",), ("5D",), ("5D",), ("5D",), ("5H",)]
+    for i, names in enumerate(reads):
+        tr.remember(i, i / 30, empty if i < 2 else card)
+        s = tr.update(i, i / 30, dets(*[(n, 0.9, box) for n in names]))
+        if s:
+            seen.append((s.card, round(s.t * 30)))
+    assert seen == [("5H", 2)]
+    later = frame_with(card=True)
+    later[150:260, 160:240] = 200  # another card lands: the pile changes
+    for i in range(8, 11):
+        tr.remember(i, i / 30, later)
+        s = tr.update(i, i / 30, dets(("9C", 0.9, box)))
+        if s:
+            seen.append((s.card, round(s.t * 30)))
+    assert seen == [("5H", 2), ("9C", 8)]

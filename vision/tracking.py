@@ -12,8 +12,9 @@ area looked as it does now. That is the time it *appeared* (EVENTS.md ``card``),
 the hysteresis took.
 
 One deck: a code already confirmed on this pile cannot be its new top, so a buried card whose index peeks out
-between two other cards does not come back as a new play. The pile's history is forgotten when the pile is
-seen empty (it was taken).
+between two other cards does not come back as a new play. And a new top must have shown after the current one:
+a second reading of the same card (5H, then 5D) is a misread, not a play. The pile's history is forgotten when
+the pile is seen empty (it was taken).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class PileTracker:
     _last_seen: dict = field(default_factory=dict)  # code -> last time any run detected it here
     _seen_at: dict = field(default_factory=dict)  # code -> when it was confirmed as the top
     _frames: deque = field(default_factory=deque)  # (index, t, grey crop)
+    _top_t: float | None = None  # when the current top card first showed
 
     def small(self, frame: np.ndarray) -> np.ndarray:
         x0, y0, x1, y1 = self.crop
@@ -141,11 +143,15 @@ class PileTracker:
             return None
         self._count = 0
         self._recent.clear()
-        self._seen_at[n] = t
-        self.history.add(n)
-        self.top = n
         box = tuple(float(v) for v in b)
-        return CardSeen(self.first_seen(box, t), self.zone.name, n, c, index, box, t)
+        t_first = self.first_seen(box, t)
+        self.history.add(n)
+        if self.top is not None and self._top_t is not None and self._frames and \
+                t_first <= max(self._top_t, self._frames[0][1]) + 1e-9:
+            return None  # nothing has changed there since the top showed: the same card, read differently
+        self._seen_at[n] = t
+        self.top, self._top_t = n, t_first
+        return CardSeen(t_first, self.zone.name, n, c, index, box, t)
 
     def _forgotten(self, code: str, t: float) -> bool:
         """A card confirmed here before may come back (the pile was taken and its cards played again) once it has
