@@ -38,11 +38,11 @@ oracle = sys.argv[9] == "1"
 detector = None
 if oracle:  # the real detector runs (its cost is in the latency) but the true top card is what it reports
     from calibration.layout import Layout
-    from models.detector import Detector
     from models.gamevideo import TruthReader, make_script
+    from models.reader import load_card_model
     from vision.tracking import zone_crop
     sc = make_script("slapjack", json.loads(sys.argv[8]), int(sys.argv[10]), float(seconds))
-    real = Detector(model)
+    real = load_card_model(model, turns=1)  # the detector and the reader, as live runs them
     lay = Layout.load(layout)
     detector = TruthReader(sc, zone_crop(lay.zones["center"], lay.frame_size, min_side=real.imgsz), inner=real)
 p = Player.from_settings(audio_out=wav)

@@ -32,9 +32,9 @@ from models.detector import Detections, nms
 
 READER_CLASSES: tuple[str, ...] = (*FACES, "none")
 NONE = len(FACES)
-READER_SIZE = 96  # crop side fed to the reader (px): a 720p webcam shows a card about 100 px tall
+READER_SIZE = 64  # crop side fed to the reader (px)
 CROP_MARGIN = 0.08  # the square crop reaches this far (of the box's longer side) beyond the box
-MIN_BOX_PX = 32  # faces smaller than this (shorter box side, px) are not read: too few pixels for an index
+MIN_BOX_PX = 24  # faces smaller than this (shorter box side, px) are not read: too few pixels for an index
 RECIPE_VERSION = 1
 NORMAL_BOX_JITTER = 0.06  # detector box edges err by about this fraction of the box side
 
@@ -68,7 +68,7 @@ def _jitter(rng: np.random.Generator, box: tuple[float, ...], amount: float = NO
     return x0 + d[0], y0 + d[1], x1 + d[2], y1 + d[3]
 
 
-def scene_crops(i: int, seed: int, faces: Any = "builtin", closeup_share: float = 0.8,
+def scene_crops(i: int, seed: int, faces: Any = "builtin", closeup_share: float = 0.7,
                 per_card: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """Crops (N, S, S, 3) RGB uint8 and reader class ids (N,) from synthetic scene ``i`` of ``seed``."""
     from models.scenes import make_scene
@@ -125,7 +125,7 @@ def _work(i: int) -> tuple[int, np.ndarray, np.ndarray]:
     return i, x, y
 
 
-def make_reader_data(scenes: int, seed: int = 0, faces: str = "builtin", closeup_share: float = 0.8,
+def make_reader_data(scenes: int, seed: int = 0, faces: str = "builtin", closeup_share: float = 0.7,
                      workers: int | None = None, progress: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops, class ids and scene indices of ``scenes`` synthetic scenes, made on every core."""
     workers = workers or os.cpu_count() or 1
@@ -359,6 +359,7 @@ class CardReader:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or os.cpu_count() or 1
         opts.inter_op_num_threads = 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # two models share two cores
         self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
         meta = self.session.get_modelmeta().custom_metadata_map
         self.classes = tuple(meta["classes"].split(",")) if "classes" in meta else READER_CLASSES
@@ -394,14 +395,16 @@ class ReadingDetector:
     """The detector finds faces, backs and hands; the reader says which card each face is.
 
     Faces are kept from ``face_conf`` on (the detector's face score only has to say "a card is here"), merged
-    across face classes (one box per card), read, and dropped when the reader says ``none``; their confidence
-    becomes the reader's. Backs and hands keep the detector's classes from ``conf`` on."""
+    across face classes (one box per card), the ``max_faces`` surest read, and dropped when the reader says
+    ``none``; their confidence becomes the reader's. Backs and hands keep the detector's classes from ``conf``
+    on."""
 
     detector: Any
     reader: CardReader
     face_conf: float = 0.03
     conf: float = 0.25
     merge_iou: float = 0.6
+    max_faces: int = 4  # a pile crop shows its top card and a few peeking ones; reading costs ~0.5 ms a turn
 
     @property
     def imgsz(self) -> int:
@@ -420,7 +423,7 @@ class ReadingDetector:
         others = dets[~is_face & (dets.confidence >= (self.conf if conf is None else conf))]
         faces = dets[is_face]
         if len(faces):
-            faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)]
+            faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)[:self.max_faces]]
             codes, probs = self.reader.read(frame, faces.xyxy, bgr)
             code_arr = np.asarray(codes)
             keep = code_arr != "none"
@@ -440,9 +443,10 @@ SHIPPED_READER = WEIGHTS / "tablecam-reader.onnx"
 
 
 def load_card_model(model: str | Path, reader: str | Path | None = "auto", conf: float = 0.25,
-                    threads: int | None = None, imgsz: int | None = None) -> Any:
+                    threads: int | None = None, imgsz: int | None = None, turns: int = 4) -> Any:
     """The detector at ``model``, with a reader for its faces: ``reader="auto"`` uses the shipped reader when it is
-    there, a path uses that one, ``None``/``"none"`` reads faces with the detector's own classes."""
+    there, a path uses that one, ``None``/``"none"`` reads faces with the detector's own classes. ``turns``: how
+    many quarter turns of each crop the reader reads (live reads one: every millisecond counts there)."""
     from models.detector import Detector
 
     det = Detector(model, conf=conf, threads=threads, imgsz=imgsz)
@@ -451,7 +455,7 @@ def load_card_model(model: str | Path, reader: str | Path | None = "auto", conf:
     path = SHIPPED_READER if str(reader) == "auto" else Path(reader)
     if str(reader) == "auto" and not path.is_file():
         return det
-    return ReadingDetector(det, CardReader(path, threads=threads), conf=conf)
+    return ReadingDetector(det, CardReader(path, threads=threads, turns=turns), conf=conf)
 
 
 def write_reader_card(out: Path, metrics: dict[str, Any], real: list[dict[str, Any]] | None = None) -> Path:
@@ -462,7 +466,7 @@ def write_reader_card(out: Path, metrics: dict[str, Any], real: list[dict[str, A
         "Stage two of card recognition: reads which of the 54 faces (or `none`) a detected face box holds, from a "
         f"{metrics['input']} px square crop of the frame around the box (margin {metrics['margin']}).", "",
         "## Data", "",
-        f"- {metrics['scenes']} synthetic scenes (`models.scenes.make_scene`, 80 % close-ups), seed {metrics['seed']}, "
+        f"- {metrics['scenes']} synthetic scenes (`models.scenes.make_scene`, 70 % close-ups), seed {metrics['seed']}, "
         f"faces: {metrics['faces']} (user faces in 35 % of the scenes when a folder is given).",
         f"- {metrics['train_crops']} training crops, {metrics['val_crops']} validation crops from held-out scenes.",
         "- Positives: faces with at least 60 % of their area and 85 % of one corner index showing, box edges "

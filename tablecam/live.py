@@ -187,7 +187,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
     mic = Microphone(lambda o: None, 0.0, delay_s=lay.latency.get("audio_s", 0.0), device=mic_device) \
         if video is None and use_audio else None
     try:
-        detector = detector if detector is not None else load_card_model(model, reader)
+        detector = detector if detector is not None else load_card_model(model, reader, turns=1)
     except FileNotFoundError as e:
         raise LiveError(str(e)) from None
     watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)
