@@ -123,6 +123,14 @@ class CornerPicker:
         return img
 
 
+def window_open(title: str) -> bool:
+    """Whether the OpenCV window ``title`` is still shown (the user may have closed it)."""
+    try:
+        return cv2.getWindowProperty(title, cv2.WND_PROP_VISIBLE) >= 1
+    except cv2.error:  # Qt: the window is gone
+        return False
+
+
 class NoWindow(RuntimeError):
     """No window can be shown here: OpenCV without a GUI, or no display."""
 
@@ -165,11 +173,7 @@ def click_corners(frame: np.ndarray, game: str, players: Sequence[str],
                 picker.undo()
             if key in (13, 10) and picker.layout is not None:
                 return picker.layout
-            try:
-                closed = cv2.getWindowProperty(window, cv2.WND_PROP_VISIBLE) < 1
-            except cv2.error:  # Qt: the window is gone
-                closed = True
-            if closed:
+            if not window_open(window):
                 raise KeyboardInterrupt
     except cv2.error as e:
         raise NoWindow(f"cannot open a window to click in: {e}") from None

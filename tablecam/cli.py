@@ -234,6 +234,16 @@ def cmd_synth(args: list[str]) -> int:
     return 0
 
 
+def _hours(cfg: dict[str, Any]) -> float | None:
+    """The ``hours=`` time budget of a training mode: None, or a positive number."""
+    hours = cfg["hours"]
+    if hours is None:
+        return None
+    if not isinstance(hours, int | float) or isinstance(hours, bool) or hours <= 0:
+        raise ConfigError(f"hours={hours!r} must be a positive number")
+    return float(hours)
+
+
 def cmd_train(args: list[str]) -> int:
     """Train the detector (ultralytics, from scratch, offline) and export it to ONNX with metrics and a card."""
     from models.train import MissingDependency, train
@@ -248,10 +258,8 @@ def cmd_train(args: list[str]) -> int:
                    "warmup_epochs": float(cfg["warmup_epochs"])}
     if cfg["lr0"] is not None:
         extra["lr0"] = float(cfg["lr0"])
-    if cfg["hours"] is not None:
-        if not isinstance(cfg["hours"], (int, float)) or isinstance(cfg["hours"], bool) or cfg["hours"] <= 0:
-            raise ConfigError(f"hours={cfg['hours']!r} must be a positive number")
-        extra["time"] = float(cfg["hours"])
+    if _hours(cfg) is not None:
+        extra["time"] = _hours(cfg)
     try:
         result = train(cfg["data"], images=cfg["images"], epochs=cfg["epochs"], imgsz=cfg["imgsz"],
                        model=str(cfg["model"]), device=cfg["device"], batch=cfg["batch"], workers=workers,
@@ -283,9 +291,7 @@ def cmd_train_reader(args: list[str]) -> int:
     for folder in real:
         if not (Path(folder) / "labels.json").is_file():
             raise ConfigError(f"real={folder}: no labels.json there")
-    hours = cfg["hours"]
-    if hours is not None and (not isinstance(hours, (int, float)) or isinstance(hours, bool) or hours <= 0):
-        raise ConfigError(f"hours={hours!r} must be a positive number")
+    hours = _hours(cfg)
     result = train_reader(cfg["out"], scenes=scenes, epochs=epochs, seed=whole_number(cfg, "seed"), faces=faces,
                           hours=hours, device=str(cfg["device"]), batch=whole_number(cfg, "batch", minimum=1),
                           init=cfg["init"], lr=float(cfg["lr"]))
@@ -313,8 +319,9 @@ def cmd_markers(args: list[str]) -> int:
     return 0
 
 
-def _first_frame_with_markers(source: str, max_frames: int = 300) -> Any:
-    """An image file's pixels, or the first frame of a video in which all four markers are seen."""
+def _first_frame_with_markers(source: str, max_frames: int = 300, markers: bool = True) -> Any:
+    """An image file's pixels, or the first frame of a video in which all four markers are seen (``markers=False``:
+    its first frame)."""
     import cv2
 
     from calibration.markers import detect_markers
@@ -332,7 +339,7 @@ def _first_frame_with_markers(source: str, max_frames: int = 300) -> Any:
             if not ok:
                 break
             first = frame if first is None else first
-            if len(detect_markers(frame)) >= 4:
+            if not markers or len(detect_markers(frame)) >= 4:
                 return frame
     finally:
         cap.release()
@@ -358,7 +365,7 @@ def cmd_calibrate(args: list[str]) -> int:
     source = pos[0] if pos else f"camera {whole_number(cfg, 'camera')}"
     by_hand = cfg["corners"] is not None or bool(cfg["click"])
     if pos:
-        frame = _first_frame(pos[0]) if by_hand else _first_frame_with_markers(pos[0])
+        frame = _first_frame_with_markers(pos[0], markers=not by_hand)
     else:
         frame = _camera_frame(whole_number(cfg, "camera"))
     table = parse_table_mm(cfg["table"])
@@ -384,21 +391,6 @@ def cmd_calibrate(args: list[str]) -> int:
         where = f"markers measure {', '.join(f'{m}: {s:.0f}' for m, s in sorted(sizes.items()))} mm on the table"
     print(f"{cfg['out']}: {cfg['game']} layout for {', '.join(players)}; zones {', '.join(layout.zones)}; {where}")
     return 0
-
-
-def _first_frame(source: str) -> Any:
-    """An image file's pixels or a video's first frame."""
-    import cv2
-
-    frame = cv2.imread(source, cv2.IMREAD_COLOR)
-    if frame is not None:
-        return frame
-    cap = cv2.VideoCapture(source)
-    ok, frame = cap.read() if cap.isOpened() else (False, None)
-    cap.release()
-    if not ok:
-        raise ConfigError(f"{source}: cannot read a frame from it (not an image or a video?)")
-    return frame
 
 
 def _camera_frame(index: int) -> Any:

@@ -59,7 +59,6 @@ class LiveStats:
     detections: int = 0
     busy_s: float = 0.0  # time spent processing frames
     reconnects: int = 0
-    microphone: bool = False  # slaps were timed by a live microphone
     start_wall: float = 0.0  # monotonic time of video time 0 (a recording) or of the start (a camera)
 
     @property
@@ -184,8 +183,6 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         if use_audio and info.has_audio:
             samples, rate, t0 = read_audio(video)
             onsets_all = impact_onsets(samples, rate, t0, delay_s=lay.latency.get("audio_s", 0.0))
-    mic = Microphone(lambda o: None, 0.0, delay_s=lay.latency.get("audio_s", 0.0), device=mic_device) \
-        if video is None and use_audio else None
     try:
         detector = detector if detector is not None else load_card_model(model, reader, turns=1)
     except FileNotFoundError as e:
@@ -211,15 +208,14 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
     else:
         cap = threading.Thread(target=_capture_camera, args=(camera or 0, box, stop, stats, say, start_wall),
                                daemon=True)
-    heard: deque = deque()
-    if mic is not None:
-        mic.on_onset, mic.start_wall = heard.append, start_wall
+    heard: deque = deque()  # the microphone's onsets, appended from its audio thread
+    mic = None
+    if video is None and use_audio:
         try:
-            mic.open()
-            stats.microphone = True
+            mic = Microphone(heard.append, start_wall, delay_s=lay.latency.get("audio_s", 0.0),
+                             device=mic_device).open()
         except MicrophoneError as e:
             say(f"{e}; slaps are timed from the video alone")
-            mic = None
     warm = [text for text in ("Jack!",) if game == "slapjack" and call_triggers]
     if player.speech is not None and not player.policy.mute:  # the game's sentences, made while it starts
         threading.Thread(target=lambda: player.prepare(warmup_phrases(game, players, player.policy.lang, extra=warm)),

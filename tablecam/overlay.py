@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from calibration.clicks import gui_available
+from calibration.clicks import gui_available, window_open
 from calibration.layout import Layout, draw_zones
 
 SHOW_VERDICT_S = 4.0
@@ -86,7 +86,7 @@ class Window:
     def show(self, img: np.ndarray) -> bool:
         if not self.open:
             return False
-        if self._shown and not self._visible():  # closed by the user (imshow would open it again)
+        if self._shown and not window_open(self.title):  # closed by the user (imshow would open it again)
             self.close()
             return False
         cv2.imshow(self.title, img)
@@ -94,12 +94,6 @@ class Window:
         if cv2.waitKey(1) & 0xFF in (27, ord("q")):
             self.close()
         return self.open
-
-    def _visible(self) -> bool:
-        try:
-            return cv2.getWindowProperty(self.title, cv2.WND_PROP_VISIBLE) >= 1
-        except cv2.error:  # Qt: the window is gone
-            return False
 
     def close(self) -> None:
         if self.open:

@@ -45,7 +45,6 @@ class StreamingOnsets:
         self._t0: float | None = None  # time of _buf[0]
         self._since = 0
         self._last_t = -np.inf
-        self.onsets: list[Onset] = []
 
     def feed(self, block: np.ndarray, t_first: float) -> list[Onset]:
         """Append ``block`` (mono float) whose first sample is at ``t_first``; a gap is filled with silence."""
@@ -86,7 +85,6 @@ class StreamingOnsets:
                 continue  # at the window's start its local background is not known: it was judged before
             new.append(o)
             self._last_t = o.t
-        self.onsets += new
         return new
 
 
