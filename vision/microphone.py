@@ -103,6 +103,7 @@ class Microphone:
         self._n = 0
         self._lock = threading.Lock()
         self.blocks = 0
+        self.bad_blocks = 0  # blocks with NaN or infinite samples, fed as silence
         self.resync_s = 0.05
 
     def open(self) -> Microphone:
@@ -128,7 +129,11 @@ class Microphone:
             t_first = self._anchor + self._n / self.rate
             self._n += frames
             self.blocks += 1
-            for o in self.detector.feed(indata[:, 0], t_first):
+            samples = indata[:, 0]
+            if not np.isfinite(samples).all():  # a device that hands over uninitialised memory (ALSA's null
+                self.bad_blocks += 1            # capture does) must not make impacts out of it
+                samples = np.zeros_like(samples)
+            for o in self.detector.feed(samples, t_first):
                 self.on_onset(o)
 
     def close(self) -> None:
