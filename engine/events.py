@@ -32,8 +32,8 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "turn": ("player",),
 }
 OBSERVATION_TYPES: frozenset[str] = frozenset(REQUIRED_FIELDS)
-#: lines the referee itself writes; replay skips them and derives its own
-OUTPUT_TYPES: frozenset[str] = frozenset({"verdict", "anomaly"})
+#: lines the referee and the assistant write (``hint``: tablecam live's hints); replay skips them, deriving its own
+OUTPUT_TYPES: frozenset[str] = frozenset({"verdict", "anomaly", "hint"})
 
 CALL_WORDS: frozenset[str] = frozenset({"snap", "snap pot", "doubt"})
 CARD_SOURCES: frozenset[str] = frozenset({"side", "spit", "deal"})
@@ -46,6 +46,10 @@ _KNOWN_FIELDS = frozenset(
     {"t", "type", "zone", "card", "player", "count", "cards", "word", "rank", "source", "t_err", "conf",
      "evidence"}
 )
+
+
+#: observation types no camera sees: said aloud at the table (or typed by a scorer)
+HEARD_TYPES: tuple[str, ...] = ("call", "claim", "stuck", "draw", "turn")
 
 
 class LogFormatError(ValueError):

@@ -30,8 +30,8 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.markers import DEFAULT_TABLE_MM, layout_from_homography, table_layout
-from engine.events import Event, GameHeader, dumps
-from engine.replay import replay_to_end
+from engine.events import HEARD_TYPES, Event, GameHeader, dumps
+from engine.games import new_referee
 from engine.sim import simulate
 from models.detector import Detections
 from models.scenes import (
@@ -52,8 +52,11 @@ FPS = 30
 SIZE = (1280, 720)
 RATE = 48000
 CAMERA_HEIGHT_CM = 95.0
-#: the games this bench can film (the others need their own table states, not drawn yet)
-FILMABLE = ("slapjack", "snap")
+#: the games this bench can film
+FILMABLE = ("slapjack", "snap", "speed", "spit", "cheat", "paijie")
+ROW_PITCH_CM = 4.6  # Pai Jie: a suit row's cards overlap, each showing its index beside the next
+HELD_IN_HAND = ("cheat", "paijie")  # games whose players hold their cards: no stacks on the table
+FAN_CM = 2.6  # Cheat: a face-down batch is laid a little fanned, each card showing
 
 DEAL_S = 0.42  # a card travels from the stack to the pile in this long
 RETRACT_S = 0.32  # a hand goes back to its seat in this long
@@ -75,7 +78,8 @@ class Motion:
     keys: list[tuple[float, np.ndarray]]
     ease: list[str]
     seed: int
-    carry_until: float | None = None  # the face-down card carried ahead of the fingers until this time
+    carry_until: float | None = None  # the card carried ahead of the fingers until this time
+    carry: str = "back"  # what it shows: a back, or a face-up card moved across the table
     contact: float | None = None  # a slap's contact time
     seat: np.ndarray | None = None  # where the arm comes from (the player's shoulder, behind the table's edge)
 
@@ -102,7 +106,7 @@ class Motion:
         return self.keys[-1][1]
 
 
-@dataclass
+@dataclass(eq=False)  # a card is itself, wherever it lies (identity, not equal fields)
 class PileCard:
     code: str
     xy: np.ndarray
@@ -123,6 +127,9 @@ class Script:
     piles: dict[str, np.ndarray]  # zone -> centre
     landings: list[tuple[float, str, PileCard]] = field(default_factory=list)  # (t, zone, card)
     clears: list[tuple[float, str]] = field(default_factory=list)  # (t, zone): the pile was taken
+    removals: list[tuple[float, str, PileCard]] = field(default_factory=list)  # (t, zone, card): one card left
+    side_stacks: dict[str, np.ndarray] = field(default_factory=dict)  # Speed: zone -> its side stack's centre
+    stacks_drawn: bool = True  # False where the players hold their cards (Cheat, Pai Jie)
     motions: list[Motion] = field(default_factory=list)
     slaps: list[tuple[float, str, str]] = field(default_factory=list)  # (contact t, player, zone)
     duration: float = 0.0
@@ -151,7 +158,7 @@ def make_script(game: str, players: Sequence[str] | int, seed: int, seconds: flo
                 variants: dict | None = None) -> Script:
     """Simulate the game (``seed``) and plan every hand's motion; events after ``seconds`` are cut off."""
     if game not in FILMABLE:
-        raise ValueError(f"synth-video can film {', '.join(FILMABLE)}; not {game!r} yet")
+        raise ValueError(f"synth-video can film {', '.join(FILMABLE)}; not {game!r}")
     variants = dict(variants or {})
     if game == "snap":
         variants.setdefault("snap_by_slap", True)  # a spoken "snap" is not on camera; a slap is
@@ -165,6 +172,8 @@ def make_script(game: str, players: Sequence[str] | int, seed: int, seconds: flo
 def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Script:
     """Plan the filming of a given log (a simulated one, or one edited by a test: two slaps 30 ms apart)."""
     game = header.game
+    if game not in FILMABLE:
+        raise ValueError(f"synth-video can film {', '.join(FILMABLE)}; not {game!r}")
     rng = np.random.default_rng([seed, 77])
     cam = make_camera(SIZE, CAMERA_HEIGHT_CM, tilt=rng.uniform(0, 6), roll=rng.uniform(-3, 3), hfov=65)
     layout = scene_layout(game, header.players, cam)
@@ -176,92 +185,315 @@ def script_from_events(header: GameHeader, events: list[Event], seed: int) -> Sc
     shoulder = {p: seat[p] - fwd[p] * 45.0 for p in header.players}  # where every arm of p's comes from
     stacks = {p: seat[p] + fwd[p] * 11.0 + np.r_[-fwd[p][1], fwd[p][0]] * 9.0 for p in header.players}
     sc = Script(header, events, layout, cam, stacks, piles)
-    pile_of: dict[str, list[PileCard]] = {z: [] for z in piles}
-    hand_seed = 0
-
-    def next_seed() -> int:
-        nonlocal hand_seed
-        hand_seed += 1
-        return seed * 1000 + hand_seed
-
-    # slap hands are held until the pile is taken (or HOLD_S when nothing is taken soon); in Snap the won piles
-    # are not in the log as takes: the referee's verdicts say which piles went when
-    takes = [(e.t, e.zone) for e in events if e.type == "take"]
-    pot_cards: list[tuple[float, int]] = []
-    landing_times: dict[str, list[float]] = {}
-    for e in events:
-        if e.type == "card" and e.zone:
-            landing_times.setdefault(e.zone, []).append(e.t)
-
-    def before_next_card(zone: str, t: float, gap: float = 0.2) -> float:
-        """``t``, or earlier if the next card on ``zone`` lands sooner: a won pile is swept before it."""
-        nxt = [u for u in landing_times.get(zone, []) if u > t - 0.35]
-        return min(t, nxt[0] - gap) if nxt else t
-
-    _, outs = replay_to_end(header, events)  # which piles were won, and when (not always logged as takes)
-    won: list[tuple[float, str]] = []
-    for o in outs:
-        d = o.to_dict()
-        if d.get("type") != "verdict":
-            continue
-        t_v = float(d["t"])
-        if game == "slapjack" and d["kind"] == "slap_won":
-            won.append((before_next_card("center", t_v + 0.35), "center"))
-        elif d["kind"] in ("snap", "snap_pot"):
-            won += [(before_next_card(f"pile:{q}", t_v + 0.35), f"pile:{q}") for q in d.get("piles", [])]
-            if d["kind"] == "snap_pot":
-                pot_cards.append((t_v + 0.35, int(d.get("cards") or 0)))
-        elif d["kind"] == "pot_won":
-            won.append((t_v + 0.35, "pot"))
-    takes = sorted(takes + won)
-    sc.clears += [(t, z) for t, z in won if z in piles]
-    for t_pot, n in pot_cards:  # the snapped piles go face down into the middle
-        for _ in range(min(n, 6)):
-            xy = piles["pot"] + rng.normal(0, 1.0, 2)
-            sc.landings.append((t_pot, "pot", PileCard("back", xy, float(rng.uniform(-30, 30)), t_pot)))
-    for ev in events:
-        p = ev.player or header.players[0]
-        if ev.type == "card" and ev.zone in piles:
-            c = piles[ev.zone]
-            xy = c + rng.normal(0, 0.7, 2)
-            angle = float(rng.normal(0, 10)) + math.degrees(math.atan2(fwd[p][0], fwd[p][1]))
-            card = PileCard(ev.card or "back", xy, angle, ev.t)
-            pile_of[ev.zone].append(card)
-            sc.landings.append((ev.t, ev.zone, card))
-            # the hand's reference point is its palm; the fingers reach about 9 cm past it and hold the card's
-            # near edge, so the card shows whole as it lands
-            release = xy - fwd[p] * (CARD_H / 2 + GRIP_CM)
-            start = stacks[p] - fwd[p] * 2.0
-            back = seat[p] - fwd[p] * 6.0
-            sc.motions.append(Motion(p, "deal", [(ev.t - DEAL_S, start), (ev.t, release),
-                                                 (ev.t + RETRACT_S, back)], ["inout", "in"], next_seed(),
-                                     carry_until=ev.t, seat=shoulder[p]))
-        elif ev.type == "slap" and ev.zone in piles:
-            reach_dir = piles[ev.zone] - shoulder[p]  # a slap comes straight from the shoulder
-            reach_dir = reach_dir / (np.linalg.norm(reach_dir) + 1e-9)
-            target = piles[ev.zone] + reach_dir * 1.0 + rng.normal(0, 1.2, 2)  # the palm on the pile
-            approach = target - reach_dir * 30.0
-            later = [t for t, z in takes if (z == ev.zone or game == "snap") and ev.t < t <= ev.t + 2.0]
-            hold_end = later[0] if later else ev.t + HOLD_S + rng.uniform(0, 0.2)
-            # off the pile before the next card lands there (players leave room for the turner)
-            hold_end = max(ev.t + 0.1, before_next_card(ev.zone, hold_end, gap=RETRACT_S * 0.7))
-            sc.motions.append(Motion(p, "slap", [(ev.t - SLAP_S, approach), (ev.t, target), (hold_end, target),
-                                                 (hold_end + RETRACT_S, seat[p] - fwd[p] * 6.0)],
-                                     ["in", "in", "inout"], next_seed(), contact=ev.t, seat=shoulder[p]))
-            sc.slaps.append((ev.t, p, ev.zone))
-        elif ev.type == "take" and ev.zone in piles:
-            sc.clears.append((ev.t, ev.zone))
-            pile_of[ev.zone] = []
-            slapped = any(m.kind == "slap" and m.player == p and m.contact is not None
-                          and ev.t - 2.0 <= m.contact <= ev.t for m in sc.motions)
-            if not slapped:  # a hand that was not already on the pile comes to take it
-                target = piles[ev.zone] + fwd[p] * 2.0
-                sc.motions.append(Motion(p, "take", [(ev.t - TAKE_S, seat[p] - fwd[p] * 6.0), (ev.t, target),
-                                                     (ev.t + RETRACT_S, seat[p] - fwd[p] * 6.0)],
-                                         ["inout", "inout"], next_seed(), seat=shoulder[p]))
-    last = max([e.t for e in events] + [m.t1 for m in sc.motions] + [0.0])
+    if game in HELD_IN_HAND:  # no stack on the table: the cards come from the hand, at the table's edge
+        sc.stacks = {p: seat[p] + fwd[p] * 3.0 for p in header.players}
+        sc.stacks_drawn = False
+    if game == "speed":  # the side stacks, beside the centre piles, outward
+        sc.side_stacks = {"left": piles["left"] + np.r_[-CARD_W - 4.0, 0.0],
+                          "right": piles["right"] + np.r_[CARD_W + 4.0, 0.0]}
+    plan = _Planner(sc, rng, seat, fwd, shoulder, seed)
+    plan.run()
+    last = max([e.t for e in events] + [m.t1 for m in sc.motions] + [t for t, *_ in sc.landings] + [0.0])
     sc.duration = last + 0.8
     return sc
+
+
+class _Planner:
+    """Turns the log into what the table shows: cards landing and leaving, and the hands that move them."""
+
+    def __init__(self, sc: Script, rng: np.random.Generator, seat: dict, fwd: dict, shoulder: dict,
+                 seed: int) -> None:
+        self.sc, self.rng, self.seat, self.fwd, self.shoulder, self.seed = sc, rng, seat, fwd, shoulder, seed
+        self.game = sc.header.game
+        self.players = list(sc.header.players)
+        self.on: dict[str, list[PileCard]] = {z: [] for z in sc.piles}  # what lies on each zone now (planning)
+        self.came_from: dict[str, str] = {}  # card -> the column it was played from (Spit: a card taken back
+        self.last_player: dict[str, str] = {}  # goes back there); card -> who laid it
+        self._n = 0
+        self.referee = new_referee(sc.header)  # the deal's hidden cards (Spit column heights) and the rulings
+        self.outputs: list[tuple[float, dict]] = []
+        self.landing_times: dict[str, list[float]] = {}
+        for e in sc.events:
+            if e.type == "card" and e.zone:
+                self.landing_times.setdefault(e.zone, []).append(e.t)
+
+    def next_seed(self) -> int:
+        self._n += 1
+        return self.seed * 1000 + self._n
+
+    def before_next_card(self, zone: str, t: float, gap: float = 0.2) -> float:
+        """``t``, or earlier if the next card on ``zone`` lands sooner: a won pile is swept before it."""
+        nxt = [u for u in self.landing_times.get(zone, []) if u > t - 0.35]
+        return min(t, nxt[0] - gap) if nxt else t
+
+    # -- the table's state
+    def land(self, t: float, zone: str, card: PileCard) -> None:
+        self.on[zone].append(card)
+        self.sc.landings.append((t, zone, card))
+
+    def lift(self, t: float, zone: str, code: str) -> PileCard | None:
+        """``code`` (the topmost card of that code) leaves ``zone`` at ``t``."""
+        for k in range(len(self.on[zone]) - 1, -1, -1):
+            c = self.on[zone][k]
+            if c.code == code:
+                del self.on[zone][k]
+                self.sc.removals.append((t, zone, c))
+                return c
+        return None
+
+    def clear(self, t: float, zone: str) -> None:
+        self.on[zone] = []
+        self.sc.clears.append((t, zone))
+
+    def where(self, code: str) -> str | None:
+        for z, cards in self.on.items():
+            if any(c.code == code for c in cards):
+                return z
+        return None
+
+    # -- positions
+    def angle_of(self, p: str) -> float:
+        return math.degrees(math.atan2(self.fwd[p][0], self.fwd[p][1]))
+
+    def spot(self, zone: str, code: str, p: str) -> tuple[np.ndarray, float]:
+        """Where a card lands on ``zone``, and how it is turned."""
+        c = self.sc.piles[zone]
+        if zone.startswith("row:"):  # Pai Jie: a suit row runs A..K left to right, 7 in the middle, overlapping
+            from engine.cards import RANK_VALUE
+            v = RANK_VALUE.get(code[:-1], 7)
+            return c + np.r_[(v - 7) * ROW_PITCH_CM, 0.0] + self.rng.normal(0, 0.25, 2), float(self.rng.normal(0, 2))
+        if zone.startswith("col:"):
+            owner = zone.split(":")[1]
+            return c + self.rng.normal(0, 0.3, 2), self.angle_of(owner) + float(self.rng.normal(0, 3))
+        return c + self.rng.normal(0, 0.7, 2), float(self.rng.normal(0, 10)) + self.angle_of(p)
+
+    def player_for(self, ev: Event) -> str:
+        if ev.player:
+            return ev.player
+        z = ev.zone or ""
+        if z.startswith("col:"):
+            return z.split(":")[1]
+        if ev.type == "remove" and ev.card in self.last_player:
+            return self.last_player[ev.card]
+        if z in ("left", "right") and len(self.players) == 2:
+            return self.players[0] if z == "left" else self.players[1]
+        return self.players[0]
+
+    # -- hands
+    def deal_motion(self, p: str, t: float, start: np.ndarray, xy: np.ndarray, carry: str = "back") -> None:
+        """A hand carries a card from ``start`` and lays it at ``xy`` at ``t``: the fingers hold its near edge,
+        about 9 cm past the palm, so the card shows whole as it lands."""
+        f = self.fwd[p]
+        release = xy - f * (CARD_H / 2 + GRIP_CM)
+        back = self.seat[p] - f * 6.0
+        self.sc.motions.append(Motion(p, "deal", [(t - DEAL_S, start - f * 2.0), (t, release), (t + RETRACT_S, back)],
+                                      ["inout", "in"], self.next_seed(), carry_until=t, seat=self.shoulder[p],
+                                      carry=carry))
+
+    def fetch_motion(self, p: str, t: float, xy: np.ndarray) -> None:
+        """A hand comes to ``xy`` and picks something up at ``t``."""
+        f = self.fwd[p]
+        rest = self.seat[p] - f * 6.0
+        self.sc.motions.append(Motion(p, "take", [(t - TAKE_S, rest), (t, xy - f * (CARD_H / 2 + GRIP_CM * 0.6)),
+                                                  (t + RETRACT_S, rest)], ["inout", "inout"], self.next_seed(),
+                                      seat=self.shoulder[p]))
+
+    # -- the log
+    def run(self) -> None:
+        sc = self.sc
+        outputs = []
+        for ev in sc.events:
+            outputs += [o.to_dict() for o in self.referee.push(ev)]
+        outputs += [o.to_dict() for o in self.referee.finish()]
+        won = self.piles_won(outputs)
+        timeline: list[tuple[float, int, int, Any]] = []
+        for t_pot, n in self.pot_cards:  # the snapped piles go face down into the middle
+            for _ in range(min(n, 6)):
+                xy = sc.piles["pot"] + self.rng.normal(0, 1.0, 2)
+                card = PileCard("back", xy, float(self.rng.uniform(-30, 30)), t_pot)
+                timeline.append((t_pot, 2, len(timeline), ("pot", card)))
+        timeline += [(t, 1, len(timeline) + k, ("won", z, p)) for k, (t, z, p) in enumerate(won)]
+        timeline += [(ev.t, 0, len(timeline) + k, ev) for k, ev in enumerate(sc.events)]
+        timeline.sort(key=lambda x: x[:3])
+        # the Spit deal needs the referee's state as each card lands (the columns' face-down cards)
+        self.referee = new_referee(sc.header)
+        first_deal = True
+        prev = None
+        for t, _, _, item in timeline:
+            if isinstance(item, tuple):
+                if item[0] == "pot":
+                    self.land(t, "pot", item[1])
+                else:
+                    _, z, p = item
+                    self.clear(t, z)
+                    if p and not any(m.player == p and m.kind in ("slap", "take") and m.t0 <= t <= m.t1 + 0.5
+                                     for m in sc.motions):
+                        self.fetch_motion(p, t, sc.piles[z])
+                continue
+            ev = item
+            if self.game == "spit" and ev.source == "deal" and prev != "deal":
+                if not first_deal:  # a new round: the old layouts and piles went into the hands
+                    for z in list(self.on):
+                        if self.on[z]:
+                            self.clear(ev.t - 0.9, z)
+                first_deal = False
+            prev = ev.source if ev.type == "card" else ev.type
+            self.referee.push(ev)
+            if ev.type == "card" and ev.zone in sc.piles:
+                self.card(ev)
+            elif ev.type == "slap" and ev.zone in sc.piles:
+                self.slap(ev)
+            elif ev.type == "take" and ev.zone in sc.piles:
+                self.take(ev)
+            elif ev.type == "remove" and ev.zone in sc.piles:
+                self.remove(ev)
+            elif ev.type == "facedown" and ev.zone in sc.piles:
+                self.facedown(ev)
+            elif ev.type == "reveal" and ev.zone in sc.piles:
+                self.reveal(ev)
+
+    def piles_won(self, outs: list[dict]) -> list[tuple[float, str, str | None]]:
+        """(time, zone, who) of every pile the verdicts give away (not always logged as takes)."""
+        won: list[tuple[float, str, str | None]] = []
+        self.pot_cards: list[tuple[float, int]] = []
+        for d in outs:
+            if d.get("type") != "verdict":
+                continue
+            t_v, kind, who = float(d["t"]), d["kind"], d.get("player")
+            if self.game == "slapjack" and kind == "slap_won":
+                won.append((self.before_next_card("center", t_v + 0.35), "center", None))
+            elif kind in ("snap", "snap_pot"):
+                won += [(self.before_next_card(f"pile:{q}", t_v + 0.35), f"pile:{q}", None)
+                        for q in d.get("piles", [])]
+                if kind == "snap_pot":
+                    self.pot_cards.append((t_v + 0.35, int(d.get("cards") or 0)))
+            elif kind == "pot_won":
+                won.append((t_v + 0.35, "pot", None))
+            elif self.game == "cheat" and kind in ("challenge_true", "challenge_false"):
+                won.append((self.before_next_card("center", t_v + 0.9, gap=0.5), "center", who))
+        self.takes = sorted([(e.t, e.zone) for e in self.sc.events if e.type == "take"] +
+                            [(t, z) for t, z, _ in won])
+        return [w for w in won if w[1] in self.sc.piles]  # (a Snap without a pot zone has no pot to sweep)
+
+    def card(self, ev: Event) -> None:
+        sc, z, code = self.sc, str(ev.zone), ev.card or "back"
+        p = self.player_for(ev)
+        xy, angle = self.spot(z, code, p)
+        start = sc.stacks[p]
+        carry = "back"
+        src = self.where(code)
+        if src is not None and src != z:  # a face-up card moved (a Spit column top played or shifted)
+            lifted = self.lift(ev.t - DEAL_S, src, code)
+            if lifted is not None:
+                start, carry = lifted.xy + self.fwd[p] * (CARD_H / 2 + GRIP_CM), code
+                if src.startswith("col:"):
+                    self.came_from[code] = src
+        elif z.startswith("col:") and self.on[z] and self.on[z][-1].code == "back":
+            lifted = self.lift(ev.t - 0.25, z, "back")  # a face-down card turned up where it lies
+            self.land(ev.t, z, PileCard(code, lifted.xy if lifted else xy, lifted.angle if lifted else angle, ev.t))
+            self.turn_motion(p, ev.t, xy)
+            self.last_player[code] = p
+            return
+        elif self.game == "speed" and (ev.source == "side" or not ev.player) and z in sc.side_stacks:
+            start = sc.side_stacks[z]
+        if z.startswith("col:") and ev.source == "deal":  # the deal: the column's face-down cards, then its top
+            for _ in range(self.down_after(z)):
+                self.land(ev.t - 0.05, z, PileCard("back", xy + self.rng.normal(0, 0.15, 2),
+                                                   angle + float(self.rng.normal(0, 2)), ev.t - 0.05))
+        self.land(ev.t, z, PileCard(code, xy, angle, ev.t))
+        self.last_player[code] = p
+        self.deal_motion(p, ev.t, start, xy, carry)
+
+    def down_after(self, zone: str) -> int:
+        return int(getattr(self.referee, "down", {}).get(zone, 0))
+
+    def turn_motion(self, p: str, t: float, xy: np.ndarray) -> None:
+        f = self.fwd[p]
+        rest = self.seat[p] - f * 6.0
+        at = xy - f * (CARD_H / 2 + GRIP_CM * 0.5)
+        self.sc.motions.append(Motion(p, "deal", [(t - 0.3, rest), (t - 0.05, at), (t + RETRACT_S, rest)],
+                                      ["inout", "in"], self.next_seed(), seat=self.shoulder[p]))
+
+    def remove(self, ev: Event) -> None:
+        z, code = str(ev.zone), str(ev.card)
+        p = self.player_for(ev)
+        lifted = self.lift(ev.t, z, code)
+        xy = lifted.xy if lifted is not None else self.sc.piles[z]
+        self.fetch_motion(p, ev.t, xy)
+        col = self.came_from.get(code)
+        if self.game == "spit" and col is not None:  # an illegal Spit card goes back on top of its column
+            cx, ca = self.spot(col, code, p)
+            self.land(ev.t + RETRACT_S, col, PileCard(code, cx, ca, ev.t + RETRACT_S))
+
+    def slap(self, ev: Event) -> None:
+        sc, z = self.sc, str(ev.zone)
+        p = self.player_for(ev)
+        reach_dir = sc.piles[z] - self.shoulder[p]  # a slap comes straight from the shoulder
+        reach_dir = reach_dir / (np.linalg.norm(reach_dir) + 1e-9)
+        target = sc.piles[z] + reach_dir * 1.0 + self.rng.normal(0, 1.2, 2)  # the palm on the pile
+        approach = target - reach_dir * 30.0
+        later = [t for t, zz in self.takes if (zz == z or self.game == "snap") and ev.t < t <= ev.t + 2.0]
+        hold_end = later[0] if later else ev.t + HOLD_S + self.rng.uniform(0, 0.2)
+        # off the pile before the next card lands there (players leave room for the turner)
+        hold_end = max(ev.t + 0.1, self.before_next_card(z, hold_end, gap=RETRACT_S * 0.7))
+        sc.motions.append(Motion(p, "slap", [(ev.t - SLAP_S, approach), (ev.t, target), (hold_end, target),
+                                             (hold_end + RETRACT_S, self.seat[p] - self.fwd[p] * 6.0)],
+                                 ["in", "in", "inout"], self.next_seed(), contact=ev.t, seat=self.shoulder[p]))
+        sc.slaps.append((ev.t, p, z))
+
+    def take(self, ev: Event) -> None:
+        sc, z = self.sc, str(ev.zone)
+        p = self.player_for(ev)
+        self.clear(ev.t, z)
+        slapped = any(m.kind == "slap" and m.player == p and m.contact is not None
+                      and ev.t - 2.0 <= m.contact <= ev.t for m in sc.motions)
+        if not slapped:  # a hand that was not already on the pile comes to take it
+            rest = self.seat[p] - self.fwd[p] * 6.0
+            sc.motions.append(Motion(p, "take", [(ev.t - TAKE_S, rest), (ev.t, sc.piles[z] + self.fwd[p] * 2.0),
+                                                 (ev.t + RETRACT_S, rest)], ["inout", "inout"], self.next_seed(),
+                                     seat=self.shoulder[p]))
+
+    def facedown(self, ev: Event) -> None:
+        """Cheat: ``count`` cards laid face down, fanned a little across the player's reach so that each shows;
+        the batch before is squared into the pile."""
+        sc, z = self.sc, str(ev.zone)
+        p = self.player_for(ev)
+        c = sc.piles[z]
+        squared = [PileCard("back", c + self.rng.normal(0, 0.3, 2), float(self.rng.normal(0, 4)), ev.t - 0.05)
+                   for _ in range(min(3, len(self.on[z])))]
+        self.clear(ev.t - 0.06, z)
+        for card in squared:
+            self.land(ev.t - 0.05, z, card)
+        f = self.fwd[p]
+        across = np.r_[-f[1], f[0]]
+        n = max(1, int(ev.count or 1))
+        base = self.angle_of(p) + float(self.rng.normal(0, 6))
+        batch = []
+        for k in range(n):
+            off = (k - (n - 1) / 2) * FAN_CM
+            xy = c + across * off + self.rng.normal(0, 0.2, 2)
+            card = PileCard("back", xy, base + (k - (n - 1) / 2) * 6.0, ev.t)
+            self.land(ev.t, z, card)
+            batch.append(card)
+        self.batch = batch
+        self.deal_motion(p, ev.t, sc.stacks[p], c)
+
+    def reveal(self, ev: Event) -> None:
+        """Cheat: the last batch turned face up where it lay."""
+        z = str(ev.zone)
+        cards = list(ev.cards or [])
+        batch = getattr(self, "batch", [])
+        for k, code in enumerate(cards):
+            if k < len(batch):
+                old = batch[k]
+                if old in self.on[z]:
+                    self.on[z].remove(old)
+                    self.sc.removals.append((ev.t - 0.02, z, old))
+                self.land(ev.t, z, PileCard(code, old.xy, old.angle, ev.t))
+            else:
+                xy, angle = self.spot(z, code, self.players[0])
+                self.land(ev.t, z, PileCard(code, xy, angle, ev.t))
+        self.batch = []
 
 
 class Filmer:
@@ -280,7 +512,8 @@ class Filmer:
         light = 1.0 + 0.12 * (math.cos(a) * gx + math.sin(a) * gy)  # a lamp off to one side
         self.table *= light[..., None]
         self.idbuf = np.zeros((H, W), np.int32)
-        for xy in script.stacks.values():  # the players' face-down stacks: drawn once
+        stacks = list(script.stacks.values()) if script.stacks_drawn else []
+        for xy in [*stacks, *script.side_stacks.values()]:  # face-down stacks: drawn once
             for k in range(4):
                 self._card(self.table, "back", xy + rng.normal(0, 0.1, 2), float(rng.normal(0, 2)), lift=0.4 * k)
         self.still = self.table.copy()
@@ -313,25 +546,32 @@ class Filmer:
     def frames(self) -> Iterator[tuple[int, float, np.ndarray]]:
         """(index, time, RGB uint8 frame) for every frame of the game."""
         sc = self.sc
-        landings = sorted(sc.landings, key=lambda x: x[0])
-        clears = sorted(sc.clears)
-        li = ci = 0
+        # what changes the still layer, in time order; at one time: clears, then removals, then landings
+        changes = sorted([(t, 0, k, ("clear", z, None)) for k, (t, z) in enumerate(sc.clears)] +
+                         [(t, 1, k, ("remove", z, c)) for k, (t, z, c) in enumerate(sc.removals)] +
+                         [(t, 2, k, ("land", z, c)) for k, (t, z, c) in enumerate(sc.landings)],
+                         key=lambda x: x[:3])
+        ci = 0
         n = int(math.ceil(sc.duration * FPS))
-        W, H = sc.cam.size
         for i in range(n):
             t = i / FPS
-            changed = False
-            while ci < len(clears) and clears[ci][0] <= t:
-                self.piles[clears[ci][1]] = []
+            redraw = False
+            while ci < len(changes) and changes[ci][0] <= t:
+                what, zone, card = changes[ci][3]
                 ci += 1
-                changed = True
-            if changed:
+                if what == "clear":
+                    self.piles[zone] = []
+                    redraw = True
+                elif what == "remove":
+                    if card in self.piles[zone]:
+                        self.piles[zone].remove(card)
+                        redraw = True
+                else:
+                    self.piles[zone].append(card)
+                    if not redraw:
+                        self._card(self.still, card.code, card.xy, card.angle)
+            if redraw:
                 self._restill()
-            while li < len(landings) and landings[li][0] <= t:
-                _, zone, card = landings[li]
-                self.piles[zone].append(card)
-                self._card(self.still, card.code, card.xy, card.angle)
-                li += 1
             frame = self.still.copy()
             active = [m for m in sc.motions if m.t0 <= t <= m.t1]
             active.sort(key=lambda m: (m.kind == "slap", m.contact or m.t0))
@@ -351,7 +591,7 @@ class Filmer:
         if m.carry_until is not None and t < m.carry_until:
             fwd = -seat_dir
             centre = tip + fwd * (CARD_H / 2 + GRIP_CM)
-            self._card(frame, "back", centre, math.degrees(math.atan2(fwd[0], fwd[1])), lift=3.0)
+            self._card(frame, m.carry, centre, math.degrees(math.atan2(fwd[0], fwd[1])), lift=3.0)
         # motion blur: how far the hand moves while the shutter is open (about half a frame)
         v = cam.to_image(m.at(t + 0.5 / FPS)[None])[0] - cam.to_image(tip[None])[0]
         tip_px = cam.to_image(tip[None])[0]
@@ -408,37 +648,95 @@ def soundtrack(script: Script, seed: int = 0) -> np.ndarray:
 
 
 class TruthReader:
-    """Card reads from the script itself: at the time given by :meth:`seek`, the true top card of ``zone``, boxed
-    where the renderer put it (in the pixels of ``crop``, the watcher's crop of that zone), unless a palm covers
-    it. It stands in for the detector where a test or a benchmark measures everything else the audit or the live
-    loop does; ``inner`` (a real detector) is still run on every crop, so that its cost counts."""
+    """Card reads from the script itself: at the time given by :meth:`seek`, every card that shows in the crop the
+    watcher looks at (:meth:`look_at`, else ``crop``), boxed where the renderer put it, in crop pixels. A card
+    shows when at least ``min_visible`` of it is neither under a later card nor under a palm that is on the table
+    (a slapping or taking hand); a hand passing over the table hides nothing (it is drawn above, but a detector
+    reads around it, and the tracker's hysteresis is what is measured). It stands in for the detector where a test
+    or a benchmark measures everything else the audit or the live loop does; ``inner`` (a real detector) is still
+    run on every crop, so that its cost counts."""
 
-    def __init__(self, script: Script, crop: tuple[int, int, int, int], zone: str = "center", imgsz: int = 224,
-                 inner: Any = None) -> None:
+    def __init__(self, script: Script, crop: tuple[int, int, int, int] | None = None, zone: str | None = None,
+                 imgsz: int = 224, inner: Any = None, min_visible: float = 0.12) -> None:
         self.sc, self.crop, self.zone, self.inner = script, crop, zone, inner
         self.imgsz = int(getattr(inner, "imgsz", imgsz))
+        self.min_visible = min_visible
         self.t = 0.0
+        g = np.linspace(-0.92, 0.92, 7)
+        self._grid = np.stack(np.meshgrid(g, g), -1).reshape(-1, 2) * (CARD_W / 2, CARD_H / 2)
+        changes = sorted([(t, 0, k, ("clear", z, None)) for k, (t, z) in enumerate(script.clears)] +
+                         [(t, 1, k, ("remove", z, c)) for k, (t, z, c) in enumerate(script.removals)] +
+                         [(t, 2, k, ("land", z, c)) for k, (t, z, c) in enumerate(script.landings)],
+                         key=lambda x: x[:3])
+        self._changes = [(t, what) for t, _, _, what in changes]
 
     def seek(self, t: float) -> None:
         self.t = t
 
+    def look_at(self, crop: tuple[int, int, int, int]) -> None:
+        self.crop = crop
+
+    def table(self, t: float) -> dict[str, list[PileCard]]:
+        """What lies on every zone at ``t``, bottom first."""
+        on: dict[str, list[PileCard]] = {z: [] for z in self.sc.piles}
+        for tc, (what, zone, card) in self._changes:
+            if tc > t:
+                break
+            if what == "clear":
+                on[zone] = []
+            elif what == "remove":
+                if card in on[zone]:
+                    on[zone].remove(card)
+            else:
+                on[zone].append(card)
+        return on
+
+    def _corners(self, c: PileCard) -> np.ndarray:
+        return UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(c.angle).T + c.xy
+
+    def visible(self, t: float) -> list[PileCard]:
+        """The cards that show at ``t``."""
+        on = self.table(t)
+        palms = [m.at(t) for m in self.sc.motions if m.kind in ("slap", "take") and m.t0 <= t <= m.t1]
+        out = []
+        for cards in on.values():
+            for k, c in enumerate(cards):
+                pts = self._grid @ _rot(c.angle).T + c.xy
+                free = np.ones(len(pts), bool)
+                for above in cards[k + 1:]:
+                    local = (pts - above.xy) @ _rot(above.angle)
+                    free &= ~((np.abs(local[:, 0]) <= CARD_W / 2) & (np.abs(local[:, 1]) <= CARD_H / 2))
+                for palm in palms:
+                    free &= np.linalg.norm(pts - palm, axis=1) > 9.0
+                if free.mean() >= self.min_visible:
+                    out.append(c)
+        return out
+
     def __call__(self, image: np.ndarray) -> Detections:
         if self.inner is not None:
             self.inner(image)
-        top = None
-        for t, zone, card in self.sc.landings:
-            if zone == self.zone and t <= self.t:
-                top = card
-        for t, zone in self.sc.clears:
-            if zone == self.zone and top is not None and top.t <= t <= self.t:
-                top = None
-        if top is None or any(m.kind in ("slap", "take") and m.t0 <= self.t <= m.t1
-                              and np.linalg.norm(m.at(self.t) - top.xy) < 15 for m in self.sc.motions):
-            return Detections()  # an empty pile, or a palm on it hides the card from any detector
-        corners = UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(top.angle).T + top.xy
-        q = self.sc.cam.to_image(corners) - self.crop[:2]
-        box = np.array([[q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()]], np.float32)
-        return Detections(box, np.array([0.9], np.float32), np.zeros(1, np.int64), np.array([top.code]))
+        x0, y0, x1, y1 = self.crop if self.crop is not None else (0, 0, *self.sc.cam.size)
+        boxes, names = [], []
+        for c in self.visible(self.t):
+            q = self.sc.cam.to_image(self._corners(c)) - (x0, y0)
+            b = [q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()]
+            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            if 0 <= cx < x1 - x0 and 0 <= cy < y1 - y0:
+                boxes.append(b)
+                names.append(c.code)
+        for m in self.sc.motions:  # hands over the crop, as a detector's ``hand`` class boxes them
+            if m.t0 <= self.t <= m.t1:
+                palm = m.at(self.t)
+                q = self.sc.cam.to_image(np.array([palm - 8.0, palm + 8.0])) - (x0, y0)
+                b = [q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()]
+                if b[2] > 0 and b[3] > 0 and b[0] < x1 - x0 and b[1] < y1 - y0:
+                    boxes.append(b)
+                    names.append("hand")
+        if not boxes:
+            return Detections()
+        n = len(boxes)
+        return Detections(np.array(boxes, np.float32), np.full(n, 0.9, np.float32), np.zeros(n, np.int64),
+                          np.array(names))
 
 
 @dataclass
@@ -452,16 +750,24 @@ class RenderedGame:
 def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] | int = 3, seed: int = 0,
                 seconds: float | None = 30.0, faces: str | FaceSet = "builtin", audio: bool = True,
                 progress: bool = False, script: Script | None = None) -> RenderedGame:
-    """Film a simulated game to ``out`` (an .mp4); writes ``<stem>.truth.jsonl`` and ``<stem>.layout.yaml``
-    beside it. ``seconds`` cuts the game off (None: the whole game). ``script``: film this one instead."""
+    """Film a simulated game to ``out`` (an .mp4); writes ``<stem>.truth.jsonl``, ``<stem>.layout.yaml`` and, for
+    games with spoken calls (Speed's "stuck", Cheat's claims and doubts), ``<stem>.said.jsonl`` beside it.
+    ``seconds`` cuts the game off (None: the whole game). ``script``: film this one instead."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     sc = script if script is not None else make_script(game, players, seed, seconds)
     truth = out.with_name(out.stem + ".truth.jsonl")
+    said = out.with_name(out.stem + ".said.jsonl")
     layout_path = out.with_name(out.stem + ".layout.yaml")
     with open(truth, "w", encoding="utf-8", newline="\n") as log:
         for item in [sc.header, *sc.events]:
             log.write(dumps(item.to_dict()) + "\n")
+    heard = [e for e in sc.events if e.type in HEARD_TYPES]
+    said.unlink(missing_ok=True)  # a file from another game rendered here before
+    if heard:  # what the players said (or a scorer typed): the audit takes it with said=
+        with open(said, "w", encoding="utf-8", newline="\n") as log:
+            for item in [sc.header, *heard]:
+                log.write(dumps(item.to_dict()) + "\n")
     sc.layout.save(layout_path)
     filmer = Filmer(sc, faces, seed)
     with av.open(str(out), "w", options={"movflags": "faststart"}) as c:  # index first: a cut file still plays

@@ -26,10 +26,10 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout, LayoutError, draw_zones
-from engine.events import Event, GameHeader
+from engine.events import HEARD_TYPES, Event, GameHeader
 from engine.games import new_referee
 from models.reader import load_card_model
-from tablecam.gamelog import LogWriter
+from tablecam.gamelog import LogWriter, open_log, read_lines
 from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
 from vision.audio import impact_onsets, read_audio
 from vision.frames import VideoError, VideoReader, probe
@@ -37,7 +37,7 @@ from vision.slaps import SlapSeen
 from vision.tracking import CardSeen, zone_crop
 from vision.watcher import TableWatcher
 
-AUDIT_GAMES = ("slapjack", "snap")
+AUDIT_GAMES = ("slapjack", "snap", "speed", "spit", "cheat", "paijie")
 REORDER_S = 1.6  # an observation is final this long after it happened (confirmation plus tracing back)
 ANNOTATE_DELAY_S = 2.0  # the annotated video runs this far behind, so verdicts can be captioned on time
 CAPTION_S = 2.5
@@ -168,12 +168,41 @@ def _progress(i: int, n: int | None, t0: float, t_video: float) -> None:
         print(f"\raudit {i + 1} frames {rate:5.1f} frames/s", end="", file=sys.stderr, flush=True)
 
 
+def read_said(path: str | Path, game: str, players: list[str]) -> list[Event]:
+    """What was said at the table (or typed by a scorer), a game log with the calls no camera sees: Cheat's
+    claims and doubts, Speed's and Spit's "stuck", Pai Jie's draws and turns. Its header must be the same game
+    and players; its lines go into the audit's log in time order among the camera's."""
+    path = Path(path)
+    try:
+        stream = open_log(path)
+    except OSError as e:
+        raise AuditError(f"said={path}: {e.strerror or e}") from None
+    out: list[Event] = []
+    with stream:
+        for ln in read_lines(stream):
+            if ln.error:
+                raise AuditError(f"{path}:{ln.number}: {ln.error}")
+            item = ln.item
+            if isinstance(item, GameHeader):
+                if item.game != game or list(item.players) != list(players):
+                    raise AuditError(f"{path}:{ln.number}: said log is for {item.game} with "
+                                     f"{','.join(item.players)}, not {game} with {','.join(players)}")
+            elif isinstance(item, Event):
+                if item.type not in HEARD_TYPES:
+                    raise AuditError(f"{path}:{ln.number}: a {item.type!r} line is the camera's to see; said= "
+                                     f"takes only {', '.join(HEARD_TYPES)}")
+                out.append(item)
+    return sorted(out, key=lambda e: e.t)
+
+
 def audit(video: str | Path, game: str, players: list[str], layout: str | Path, out: str | Path,
           model: str | Path | None = None, dealer: str | None = None, variants: dict | None = None,
           use_audio: bool = True, annotate: bool = True, progress: bool = True, conf: float = 0.3,
-          threads: int | None = None, detector: Any = None, reader: str | Path | None = "auto") -> AuditResult:
-    """Audit ``video``; see the module doc. Raises :class:`AuditError` before writing anything when the
-    inputs do not fit together, and ``vision.frames.VideoError`` when the file is not a video at all."""
+          threads: int | None = None, detector: Any = None, reader: str | Path | None = "auto",
+          said: str | Path | None = None) -> AuditResult:
+    """Audit ``video``; see the module doc. ``said``: a log of what was said at the table (:func:`read_said`).
+    Raises :class:`AuditError` before writing anything when the inputs do not fit together, and
+    ``vision.frames.VideoError`` when the file is not a video at all."""
     video = Path(video)
     if game not in AUDIT_GAMES:
         raise AuditError(f"audit knows {', '.join(AUDIT_GAMES)} for now, not {game!r}")
@@ -191,6 +220,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     if list(lay.players) != list(players):
         raise AuditError(f"{lay.source}: the layout seats {', '.join(lay.players)}, but players={','.join(players)}; "
                          f"give the same names in the same (clockwise) order")
+    heard = deque(read_said(said, game, players)) if said else deque()
     model_path = Path(model) if model else default_model()
     if detector is None:  # another card reader may be given (a callable on a BGR crop returning Detections)
         if not model_path.is_file():
@@ -230,8 +260,18 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     with LogWriter(log_path, fresh=True) as log:
         log.write(header)
 
-        def push(events: list[Event]) -> None:
+        def push(events: list[Event], until: float | None = None) -> None:
             for ev in events:
+                said_before(ev.t)
+                log.write(ev)
+                for o in referee.push(ev):
+                    keep(o.to_dict())
+            if until is not None:
+                said_before(until)
+
+        def said_before(t: float) -> None:
+            while heard and heard[0].t <= t:
+                ev = heard.popleft()
                 log.write(ev)
                 for o in referee.push(ev):
                     keep(o.to_dict())
@@ -249,7 +289,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                 frames += 1
                 last_t = fr.t
                 n_slaps = len(watcher.slapper_found)
-                push(watcher.feed(fr.index, fr.t, fr.image))
+                push(watcher.feed(fr.index, fr.t, fr.image), until=fr.t - REORDER_S)
                 if annot:
                     for s in watcher.slapper_found[n_slaps:]:
                         annot.contacts.append((s.t, s.zone, s.player))
@@ -260,7 +300,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             stopped = f"stopped by the user at {last_t:.2f} s"
         if reader.damage is not None:
             stopped = f"the video is damaged: {reader.damage}; audited up to {last_t:.2f} s"
-        push(watcher.finish())
+        push(watcher.finish(), until=float("inf") if stopped is None else last_t)
         for o in referee.finish():
             keep(o.to_dict())
     cards, slaps = watcher.cards, watcher.slaps

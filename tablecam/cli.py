@@ -428,6 +428,9 @@ def cmd_synth_video(args: list[str]) -> int:
     except (ValueError, FileNotFoundError) as e:
         raise ConfigError(str(e)) from None
     print(f"video: {r.video}\nground truth: {r.truth}\nlayout: {r.layout}")
+    said = r.video.with_name(r.video.stem + ".said.jsonl")
+    if said.is_file():
+        print(f"said at the table: {said}")
     return 0
 
 
@@ -453,14 +456,19 @@ def _table(cfg: dict[str, Any], video: str | None) -> tuple[str, Any, str, list[
 
 
 def _audit(video: str, cfg: dict[str, Any]) -> int:
+    from pathlib import Path
+
     from tablecam.audit import AuditError, audit
     from vision.frames import VideoError
 
     layout, _, game, players = _table(cfg, video)
+    said = cfg["said"]
+    if said is None and Path(str(Path(video).with_suffix("")) + ".said.jsonl").is_file():
+        said = str(Path(video).with_suffix("")) + ".said.jsonl"
     try:
         r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],
                   variants=dict(cfg["variants"] or {}), use_audio=bool(cfg["audio"]), annotate=bool(cfg["annotate"]),
-                  progress=bool(cfg["progress"]), conf=float(cfg["conf"]), reader=cfg["reader"])
+                  progress=bool(cfg["progress"]), conf=float(cfg["conf"]), reader=cfg["reader"], said=said)
     except (AuditError, VideoError, FileNotFoundError) as e:
         raise ConfigError(str(e)) from None
     s = r.summary
@@ -576,7 +584,7 @@ def cmd_live(args: list[str]) -> int:
                          log_path=cfg["log"], player=player, realtime=bool(cfg["realtime"]),
                          seconds=cfg["seconds"], use_audio=bool(cfg["audio"]),
                          call_triggers=bool(cfg["call_triggers"]), reader=cfg["reader"],
-                         window=not bool(cfg["headless"]), mic_device=cfg["mic"])
+                         window=not bool(cfg["headless"]), mic_device=cfg["mic"], hints=bool(cfg["hints"]))
     except (LiveError, VideoError, ValueError) as e:
         raise ConfigError(str(e)) from None
     busy = stats.busy_s / stats.frames * 1000 if stats.frames else 0.0

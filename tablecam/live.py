@@ -36,6 +36,7 @@ from models.reader import load_card_model
 from tablecam.audio_out import Player
 from tablecam.audit import piles_moved
 from tablecam.gamelog import LogWriter
+from tablecam.hints import HINT_GAMES, HintTimer, speak_hint
 from tablecam.overlay import Overlay, Window
 from tablecam.speech import warmup_phrases
 from vision.audio import impact_onsets, read_audio
@@ -156,9 +157,10 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              call_triggers: bool = True, say: Callable[[str], None] | None = None, idle_stop_s: float | None = None,
              on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None,
              detector: Any = None, reader: str | Path | None = "auto", window: bool = False,
-             mic_device: Any = None) -> LiveStats:
+             mic_device: Any = None, hints: bool = False) -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
-    no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed."""
+    no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed.
+    ``hints``: in Speed and Spit, say a visible legal play when the table has gone quiet (tablecam.hints)."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     if game not in LIVE_GAMES:
         raise LiveError(f"live knows {', '.join(LIVE_GAMES)} for now, not {game!r}")
@@ -222,6 +224,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                          daemon=True, name="speech warm-up").start()
     cap.start()
     next_onset = 0
+    hint_timer = HintTimer() if hints and game in HINT_GAMES else None
     try:
         with LogWriter(log_path, fresh=True) as log:
             log.write(header)
@@ -258,6 +261,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                     events = watcher.feed(fr.index, fr.t, fr.image)
                     for ev in events:
                         log.write(ev)
+                        if hint_timer is not None:
+                            hint_timer.saw(ev.t)
                         if call_triggers and ev.type == "card" and ev.card:
                             text = trigger_say(game, ev.card)
                             if text:
@@ -265,6 +270,9 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                                 overlay.verdict(ev.t, text)
                         rule(referee.push(ev))
                     rule(referee.advance(fr.t))
+                    if hint_timer is not None and (hint := hint_timer.due(fr.t, referee)) is not None:
+                        speak_hint(hint, fr.t, player, log.write)
+                        overlay.verdict(fr.t, hint.say)
                     stats.frames += 1
                     stats.busy_s += time.perf_counter() - t_busy
                     if on_frame is not None:

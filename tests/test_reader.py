@@ -148,13 +148,13 @@ def test_shipped_detector_and_reader_read_the_top_card_of_a_rendered_pile(tmp_pa
                     continue
                 truth.seek(float(f.time))
                 img = f.to_ndarray(format="bgr24")[crop[1]:crop[3], crop[0]:crop[2]]
-                want = truth(img)
-                if not len(want):
+                shown = [n for n in truth(img).class_name if n in FACES]  # bottom first: the top is the last
+                if not shown:
                     continue
                 got = model(img)
                 faces = got[np.isin(got.class_name, FACES)]
                 total += 1
-                right += bool(len(faces)) and faces.class_name[0] == want.class_name[0]
+                right += bool(len(faces)) and faces.class_name[0] == shown[-1]
     assert total >= 10
     # measured with the shipped pair: 35 of 55 frames (the tracker's 2-of-3 vote does the rest); a guard against
     # a reader or a crop that stops working, not the target (MODEL_CARD.md)

@@ -20,6 +20,7 @@ uncertainty (``t_err``), and the referee (TM-3) says the tie cannot be resolved.
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from dataclasses import dataclass, field
 
 import cv2
@@ -124,8 +125,16 @@ class SlapDetector:
 
     def __init__(self, layout: Layout, zones: list[str], fps: float, absorb_s: float = 2.5,
                  threshold: float = 28.0, min_frac: float = 0.22, past_centre_mm: float = 15.0,
-                 motion: float = 12.0, min_step: float = 6.0) -> None:
-        self.corridors = make_corridors(layout, zones)
+                 motion: float = 12.0, min_step: float = 6.0, watch: list[str] | None = None,
+                 history_s: float = 2.5) -> None:
+        """``zones`` are slapped; for ``watch`` zones (and those) how much of the strip just outside the zone on
+        each player's side is covered is kept, frame by frame, for ``history_s`` (:meth:`arm_on`: who laid a
+        card)."""
+        self.slap_zones = set(zones)
+        self.near_rows = 12  # the strip just outside a zone, on a player's side, where their hand is as it lays a card
+        self.corridors = make_corridors(layout, list(zones) + [z for z in (watch or []) if z not in zones])
+        self.reached: dict[tuple[str, str], deque] = {(c.zone, c.player): deque(maxlen=max(8, int(history_s * fps)))
+                                                      for c in self.corridors}
         self.fps = fps
         self.absorb = max(2, int(round(absorb_s * fps)))
         self.threshold = threshold
@@ -179,6 +188,10 @@ class SlapDetector:
             fg = np.abs(strip - c.background).max(axis=2) > self.threshold
             r = self._reach(fg)
             f = self._front(moving, min(r, c.s_centre + self.own_rows))
+            lo = max(0, c.s_edge - self.near_rows)
+            self.reached[(c.zone, c.player)].append((t, float(fg[lo:c.s_edge].mean()) if c.s_edge > lo else 0.0))
+            if c.zone not in self.slap_zones:
+                continue
             c.reach.append(r)
             c.front.append(f)
             c.times.append(t)
@@ -215,6 +228,36 @@ class SlapDetector:
                 out.append(seen)
         self._held = keep
         return out
+
+    def arm_on(self, zone: str, t0: float, t1: float, min_cover: float = 0.25) -> str | None:
+        """The player whose hand was over the strip just outside ``zone`` on their side between ``t0`` and ``t1``
+        (the most of it, on average, and at least ``min_cover``): the hand that laid a card there holds its near
+        edge. None when no hand was there, or two were equally."""
+        best: list[tuple[float, str]] = []
+        for (z, p), hist in self.reached.items():
+            if z == zone:
+                cover = [d for t, d in hist if t0 <= t <= t1]
+                if not cover:
+                    best.append((0.0, p))
+                    continue
+                # the hand that lays a card rests there as it lands; one coming in (to play next) or going
+                # back (from the card before) sweeps across: its cover changes fast, so that counts against it
+                best.append((float(np.mean(cover)) - abs(cover[-1] - cover[0]), p))
+        best.sort(reverse=True)
+        if not best or best[0][0] < min_cover or (len(best) > 1 and best[1][0] >= best[0][0] - 0.05):
+            return None
+        return best[0][1]
+
+    def arrivals_on(self, zone: str, t0: float, t1: float, min_cover: float = 0.25) -> list[str]:
+        """The players whose hands came over the strip outside ``zone`` between ``t0`` and ``t1``, first come
+        first: two cards landing on a pile together were laid in the order their hands arrived."""
+        first: list[tuple[float, str]] = []
+        for (z, p), hist in self.reached.items():
+            if z == zone:
+                ts = [t for t, d in hist if t0 <= t <= t1 and d >= min_cover]
+                if ts:
+                    first.append((ts[0], p))
+        return [p for _, p in sorted(first)]
 
     def finish(self) -> list[SlapSeen]:
         """The arrivals still held at the end of the video."""

@@ -59,6 +59,17 @@ def zone_crop(zone: Zone, frame_size: tuple[int, int], min_side: int = 320, marg
     return ax, ay, ax + int(side), ay + int(side)
 
 
+@dataclass(frozen=True)
+class RemoveSeen:
+    """The top card left the pile into a hand (EVENTS.md ``remove``): the card under it shows again (a pile), or
+    the rest of the row does and it does not (a Pai Jie row). ``t``: the first look that missed it."""
+
+    t: float
+    zone: str
+    card: str
+    frame: int
+
+
 @dataclass
 class PileTracker:
     """One pile's top card. Feed it every frame (:meth:`update`); it says when to detect (:meth:`wants`)."""
@@ -83,6 +94,15 @@ class PileTracker:
     _seen_at: dict = field(default_factory=dict)  # code -> when it was confirmed as the top
     _frames: deque = field(default_factory=deque)  # (index, t, grey crop)
     _top_t: float | None = None  # when the current top card first showed
+    removals: bool = False  # report a top card taken back (games with ``remove`` lines: Speed, Spit, Pai Jie)
+    stack: list = field(default_factory=list)  # the confirmed tops, oldest first (the current top last)
+    _missing: int = 0  # looks in a row that saw the cards under the top but not the top
+    _missing_since: tuple[float, int] | None = None
+    removed: list = field(default_factory=list)  # RemoveSeen, for the caller to collect
+    races: bool = False  # two new cards at two places may be confirmed together (Speed and Spit races)
+    also: list = field(default_factory=list)  # cards confirmed with (and under) the one update returned
+    _recent_all: deque = field(default_factory=deque)  # every new card of each recent run
+    _first_look: dict = field(default_factory=dict)  # new card -> the time of the first look that saw it
 
     def small(self, frame: np.ndarray) -> np.ndarray:
         x0, y0, x1, y1 = self.crop
@@ -100,7 +120,7 @@ class PileTracker:
         if index - self._last_run < self.every:
             return False
         if self._last_small is not None and float(np.abs(small - self._last_small).mean()) < self.change \
-                and self._count == 0 and index - self._last_run < self.retry:
+                and self._count == 0 and self._missing_since is None and index - self._last_run < self.retry:
             return False
         self._last_small = small
         self._last_run = index
@@ -125,15 +145,28 @@ class PileTracker:
             if self._empty_runs >= 2:  # seen empty twice with nothing over it: the pile was taken
                 self.history.clear()
                 self.top = None
+                self.stack = []
         else:
             self._empty_runs = 0
+        if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
+            zx0, zy0 = self.zone.polygon.min(0)
+            zx1, zy1 = self.zone.polygon.max(0)
+            over = any(b[0] < zx1 and b[2] > zx0 and b[1] < zy1 and b[3] > zy0
+                       for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand")
+            self._check_removed(index, t, {n for _, n, _ in inside}, over)
         for _, n, _ in inside:
             self._last_seen[n] = t
         new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
+        for _, n, _ in new:
+            self._first_look.setdefault(n, t)
+        self._first_look = {k: v for k, v in self._first_look.items() if v >= t - 1.5}
         best = max(new, key=lambda x: x[0]) if new else None
         self._recent.append(best[1] if best else None)
+        self._recent_all.append({n for _, n, _ in new})
         while len(self._recent) > self.confirm + 1:  # one misread among the last runs is forgiven
             self._recent.popleft()
+        while len(self._recent_all) > self.confirm + 1:
+            self._recent_all.popleft()
         if best is None:
             self._count = 0
             return None
@@ -143,15 +176,57 @@ class PileTracker:
             return None
         self._count = 0
         self._recent.clear()
-        box = tuple(float(v) for v in b)
-        t_first = self.first_seen(box, t)
-        self.history.add(n)
-        if self.top is not None and self._top_t is not None and self._frames and \
-                t_first <= max(self._top_t, self._frames[0][1]) + 1e-9:
-            return None  # nothing has changed there since the top showed: the same card, read differently
-        self._seen_at[n] = t
-        self.top, self._top_t = n, t_first
-        return CardSeen(t_first, self.zone.name, n, c, index, box, t)
+        found = [best]
+        if self.races:  # two cards landed on the pile within a look or two (a race): both are cards
+            found += [(c2, n2, b2) for c2, n2, b2 in new if n2 != n
+                      and sum(n2 in r for r in self._recent_all) >= self.confirm]
+        self._recent_all.clear()
+        # when a card's middle shows as it does now; a card covered a frame later by another (a race) was
+        # already seen by an earlier look
+        looked_at = self._first_look if self.races else {}
+        dated = sorted(((min(self.first_seen(tuple(float(v) for v in bx), t), looked_at.pop(nx, t)), k, cx, nx, bx)
+                        for k, (cx, nx, bx) in enumerate(found)), key=lambda x: (x[0], x[1]))
+        t_best = next(d[0] for d in dated if d[1] == 0)
+        dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands together; an old card peeking out
+        looked = {nx for _, nx, _ in inside}  # does not
+        out: list[CardSeen] = []
+        before = self._top_t if self.top is not None else None  # the top before these cards
+        for t_first, _, cx, nx, bx in dated:
+            self.history.add(nx)
+            # a reader gives one box one code: the old top still read in the same look is a second card
+            elsewhere = self.races and before is not None and self.top in looked
+            if before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9 \
+                    and not elsewhere:
+                continue  # nothing has changed there since the top showed: the same card, read differently
+            self._seen_at[nx] = t
+            self.top, self._top_t = nx, t_first
+            self.stack.append(nx)
+            out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t))
+        if not out:
+            return None
+        self.also += out[:-1]
+        return out[-1]
+
+    def _check_removed(self, index: int, t: float, seen: set[str], hands: bool) -> None:
+        """The top is gone while the cards it covered show: it was taken back (after ``confirm + 1`` looks)."""
+        below = self.stack[:-1]
+        if self.top is None or self.top in seen or not below:
+            self._missing, self._missing_since = 0, None
+            return
+        if self._missing_since is None:
+            self._missing_since = (t, index)  # the look that first missed it (a hand may be taking it)
+        if hands or not any(c in seen for c in below):
+            return  # nothing to tell yet: wait for a clear look
+        self._missing += 1
+        if self._missing <= self.confirm:
+            return
+        t0, i0 = self._missing_since
+        card = self.stack.pop()
+        self.history.discard(card)  # it may be played again
+        self.removed.append(RemoveSeen(t0, self.zone.name, card, i0))
+        self.top = self.stack[-1] if self.stack else None
+        self._top_t = t0
+        self._missing, self._missing_since = 0, None
 
     def _forgotten(self, code: str, t: float) -> bool:
         """A card confirmed here before may come back (the pile was taken and its cards played again) once it has
@@ -166,6 +241,7 @@ class PileTracker:
         landed by then may all come back as new ones; those laid since are the new pile."""
         gone = {c for c in self.history if self._seen_at.get(c, t) <= t}
         self.history -= gone
+        self.stack = [c for c in self.stack if c not in gone]
         if self.top in gone:
             self.top = None
 
@@ -189,3 +265,4 @@ class PileTracker:
                 break
             first = t
         return first
+

@@ -13,6 +13,7 @@ are held until they are final, then released in time order (the referee needs th
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
@@ -25,16 +26,34 @@ from calibration.layout import Layout
 from engine.events import Event
 from models.detector import Detections
 from vision.audio import Onset
+from vision.batches import BatchSeen, BatchWatcher
 from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
-from vision.tracking import CardSeen, PileTracker, zone_crop
+from vision.tracking import CardSeen, PileTracker, RemoveSeen, zone_crop
 
 
 def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
     """(zones whose top card is tracked, zones that are slapped) for ``game``."""
     if game == "slapjack":
         return ["center"], ["center"]
-    piles = [z for z in layout.zones if z.startswith("pile:")]
-    return piles, piles  # the pot is slapped only after a Snap Pot: not watched yet
+    if game == "snap":
+        piles = [z for z in layout.zones if z.startswith("pile:")]
+        return piles, piles  # the pot is slapped only after a Snap Pot: not watched yet
+    if game == "speed":
+        return ["left", "right"], []
+    if game == "spit":  # a round ends with a slap on the pile each player chooses (ST-5)
+        return ["left", "right"] + sorted(z for z in layout.zones if z.startswith("col:")), ["left", "right"]
+    if game == "paijie":
+        return sorted((z for z in layout.zones if z.startswith("row:")), key=lambda z: "SHDC".index(z[-1])), []
+    if game == "cheat":
+        return [], []  # the centre holds face-down batches: vision.batches watches it
+    raise ValueError(f"no vision for {game!r}")
+
+
+#: games whose cards race for one pile (SP-9, TM-3): their landings are timed by their taps on the table
+AUDIO_TIMED_CARDS = ("speed", "spit")
+#: games whose card lines must name who laid the card (the referee keeps each player's count, SP-8): the arm
+#: that reached the pile as it showed says who
+PLAYER_FROM_ARM = ("speed",)
 
 
 @dataclass
@@ -63,15 +82,26 @@ class TableWatcher:
     def __post_init__(self) -> None:
         card_zones, slap_zones = zones_for(self.game, self.layout)
         side = int(getattr(self.detector, "imgsz", 320))  # no smaller than the model's input: never blown up
-        self.trackers = [PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], self.layout.frame_size,
-                                                                     min_side=side),
-                                     every=self.every, min_conf=self.min_conf) for z in card_zones]
-        self.slapper = SlapDetector(self.layout, slap_zones, self.fps)
+        size = self.layout.frame_size
+        removals = self.game in ("speed", "spit", "paijie")
+        self.trackers: list[PileTracker] = [
+            PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], size, min_side=side), every=self.every,
+                        min_conf=self.min_conf, removals=removals, races=self.game in ("speed", "spit"))
+            for z in card_zones]
+        if self.game == "cheat":
+            zone = self.layout.zones["center"]
+            self.trackers.append(BatchWatcher(zone, zone_crop(zone, size, min_side=side), every=self.every,
+                                              min_conf=self.min_conf))
+        watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
+        self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
+        self.batches: list[BatchSeen] = []
+        self.removed: list[RemoveSeen] = []
         self._pending: list[tuple[float, int, Event, Any]] = []
         self._seq = itertools.count()
         self.detections = 0
         self._used_onsets: set[int] = set()
         self._seek = getattr(self.detector, "seek", None)
+        self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
 
     def _ready_at(self, ev: Event) -> float:
         if self.slap_hold_s is None:
@@ -88,19 +118,89 @@ class TableWatcher:
             if not tr.remember(index, t, image):
                 continue
             x0, y0, _, _ = tr.crop
+            if self._look_at is not None:
+                self._look_at(tr.crop)
             d = self.detector(tr.crop_of(image))
             self.detections += 1
             if len(d):
                 d = Detections(d.xyxy + np.array([x0, y0, x0, y0], np.float32), d.confidence, d.class_id,
                                d.class_name)
             self.boxes += [(tuple(float(v) for v in b), str(n)) for b, n in zip(d.xyxy, d.class_name, strict=True)]
+            if isinstance(tr, BatchWatcher):
+                self._batch(tr.look(index, t, d))
+                continue
             seen = tr.update(index, t, d)
-            if seen is not None:
-                self.cards.append(seen)
-                ev = Event(t=round(seen.t, 4), type="card", zone=seen.zone, card=seen.card, conf=round(seen.conf, 3),
-                           evidence={"frame": seen.frame, "box": [round(v, 1) for v in seen.box]})
-                heapq.heappush(self._pending, (seen.t, next(self._seq), ev, seen))
+            for gone in tr.removed:
+                self.removed.append(gone)
+                ev = Event(t=round(gone.t, 4), type="remove", zone=gone.zone, card=gone.card,
+                           evidence={"frame": gone.frame})
+                heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
+            tr.removed.clear()
+            landed = [*tr.also, *([seen] if seen is not None else [])]
+            racing: list[str] = []
+            if self.game in PLAYER_FROM_ARM and len(landed) > 1:  # cards landed together: the hands, in order
+                racing = self.slapper.arrivals_on(landed[0].zone, landed[0].t - 0.5, landed[-1].t + 0.04)
+            timed = self._card_times(landed)
+            for k, card in enumerate(landed):
+                self.cards.append(card)
+                player = None
+                if len(racing) == len(landed):
+                    player = racing[k]
+                t_card, t_err, source = timed[k]
+                if not player and self.game in PLAYER_FROM_ARM:
+                    player = self.slapper.arm_on(card.zone, t_card - 0.1, t_card + 0.04)
+                    if player is None:  # two hands there at once: the one that came first laid the card first
+                        first = self.slapper.arrivals_on(card.zone, t_card - 0.5, t_card + 0.04)
+                        player = first[0] if first else None
+                evidence = {"frame": card.frame, "box": [round(v, 1) for v in card.box]}
+                if source:
+                    evidence.update(t_video=round(card.t, 4), source=source)
+                ev = Event(t=round(t_card, 4), type="card", zone=card.zone, card=card.card, player=player,
+                           conf=round(card.conf, 3), t_err=round(t_err, 4), evidence=evidence)
+                heapq.heappush(self._pending, (t_card, next(self._seq), ev, card))
+            tr.also.clear()
         return self._release(t)
+
+    def _card_times(self, cards: list[CardSeen]) -> list[tuple[float, float, str | None]]:
+        """(t, t_err, source) for cards confirmed together. In the race games (Speed, Spit: two cards on one pile
+        a few milliseconds apart) a card is timed like a slap: by the tap of its landing, the one audio onset
+        between the frame before it showed and the frame that showed it; cards landing together take their taps
+        in order. Without a tap a race card keeps its frame's time, uncertain by a frame (TM-3 then says whether
+        the race can be ordered). Elsewhere: the frame's time, as EVENTS.md dates a card."""
+        if self.game not in AUDIO_TIMED_CARDS:
+            return [(c.t, 0.0, None) for c in cards]
+        frame = 1.0 / self.fps
+        times = [o.t for o in self.onsets]
+        reach = 3 * frame  # a card's first clear look may come a frame or two after it landed (a hand, a race)
+        lo = bisect.bisect_left(times, cards[0].t - reach) if cards else 0
+        hi = bisect.bisect_right(times, cards[-1].t + 0.005) if cards else 0
+        free = [i for i in range(lo, hi) if i not in self._used_onsets]
+        out: list[tuple[float, float, str | None]] = []
+        if len(cards) > 1 and len(free) >= len(cards):  # a race: the taps in order, the earliest first
+            picks = free[:len(cards)]
+        else:
+            picks = []
+            for c in cards:  # the latest free tap before the card showed
+                near = [i for i in free if c.t - reach <= times[i] <= c.t + 0.005 and i not in picks]
+                picks.append(near[-1] if near else -1)
+        for c, pick in zip(cards, picks, strict=True):
+            if pick < 0:  # it landed after the look before the one that showed it: half a frame either way
+                out.append((c.t - frame / 2, frame / 2, None))
+                continue
+            self._used_onsets.add(pick)
+            out.append((times[pick], max(self.onsets[pick].t_err, 0.0005), "audio+video"))
+        return out
+
+    def _batch(self, seen: BatchSeen | None) -> None:
+        if seen is None:
+            return
+        self.batches.append(seen)
+        evidence = {"frame": seen.frame, "box": [round(v, 1) for v in seen.box]}
+        if seen.kind == "facedown":
+            ev = Event(t=round(seen.t, 4), type="facedown", zone=seen.zone, count=seen.count, evidence=evidence)
+        else:
+            ev = Event(t=round(seen.t, 4), type="reveal", zone=seen.zone, cards=tuple(seen.cards), evidence=evidence)
+        heapq.heappush(self._pending, (seen.t, next(self._seq), ev, seen))
 
     def _arrivals(self, arrivals: list[SlapSeen]) -> None:
         if arrivals and self.onsets:

@@ -1,0 +1,166 @@
+"""Speed, Spit, Cheat and Pai Jie at the table (issue 6): what the renderer puts on the table for each log line,
+and what the vision makes of it: races on one pile, cards taken back (SP-8), face-down batches counted from
+their backs and the batch turned up (CH-2, CH-4), and what was said, merged into the audit's log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.layout import Zone
+from engine.events import Event, GameHeader
+from models.detector import Detections
+from models.gamevideo import FILMABLE, TruthReader, make_script, script_from_events
+from tablecam.audit import AuditError, read_said
+from vision.batches import BatchWatcher
+from vision.tracking import PileTracker
+
+ZONE = Zone("left", np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]))
+CROP = (60, 60, 380, 380)
+
+
+def dets(*items: tuple[str, tuple[float, float, float, float]]) -> Detections:
+    if not items:
+        return Detections()
+    names, boxes = zip(*items, strict=True)
+    n = len(items)
+    return Detections(np.array(boxes, np.float32), np.full(n, 0.9, np.float32), np.zeros(n, np.int64),
+                      np.array(names))
+
+
+def grey(value: int) -> np.ndarray:
+    return np.full((480, 640, 3), value, np.uint8)
+
+
+def test_every_game_can_be_filmed() -> None:
+    assert set(FILMABLE) == {"slapjack", "snap", "speed", "spit", "cheat", "paijie"}
+
+
+@pytest.mark.parametrize(("game", "players"), [("speed", 2), ("spit", 2), ("paijie", 3)])
+def test_every_card_line_lands_its_card_on_its_zone_when_it_is_logged(game: str, players: int) -> None:
+    """EVENTS.md ``card``: the card becomes the visible top of its zone at ``t``; ``remove`` takes it off."""
+    sc = make_script(game, players, 3, 15.0)
+    reader = TruthReader(sc)
+    cards = [e for e in sc.events if e.type == "card" and e.zone in sc.piles]
+    assert cards
+    for e in cards:
+        on = reader.table(e.t + 1e-6)[e.zone]
+        assert on and on[-1].code == e.card, (e, [c.code for c in on])
+    for e in (e for e in sc.events if e.type == "remove" and e.zone in sc.piles):
+        assert e.card not in [c.code for c in reader.table(e.t + 1e-6)[e.zone]], e
+
+
+def test_spit_columns_hold_their_face_down_cards_under_the_dealt_top() -> None:
+    """ST-1: column k is dealt k cards, the top one face up; the rest show as backs when the top is played."""
+    sc = make_script("spit", 2, 1, 3.0)
+    reader = TruthReader(sc)
+    deal = {e.zone: e.card for e in sc.events if e.type == "card" and e.source == "deal"}
+    table = reader.table(2.0)
+    heights = [len(table[f"col:A:{k}"]) for k in range(1, 6)]
+    assert heights == [1, 2, 3, 4, 5]
+    assert all(table[z][-1].code == c and all(x.code == "back" for x in table[z][:-1]) for z, c in deal.items())
+
+
+def test_cheat_batches_land_as_backs_and_a_reveal_turns_them_up() -> None:
+    """CH-2: a batch of ``count`` cards face down; CH-4: the doubted batch turned face up where it lay."""
+    header = GameHeader(game="cheat", players=("A", "B", "C"), dealer="C")
+    events = [Event(t=1.0, type="facedown", zone="center", player="A", count=3),
+              Event(t=1.1, type="claim", player="A", count=3, rank="A"),
+              Event(t=2.5, type="facedown", zone="center", player="B", count=2),
+              Event(t=2.6, type="claim", player="B", count=2, rank="2"),
+              Event(t=3.0, type="call", player="C", word="doubt"),
+              Event(t=3.5, type="reveal", zone="center", cards=("2H", "9C"))]
+    sc = script_from_events(header, events, 5)
+    reader = TruthReader(sc)
+    seen = [c.code for c in reader.visible(1.5)]
+    assert seen == ["back"] * 3
+    assert sorted(c.code for c in reader.visible(3.7)) == ["2H", "9C"]
+
+
+def test_a_card_under_another_does_not_show_and_a_row_shows_every_index() -> None:
+    """The stand-in reader sees what a camera would: a pile's buried cards are hidden; a Pai Jie suit row's cards
+    overlap but each shows its index (PJ-3 rows)."""
+    sc = make_script("paijie", 3, 1, 20.0)
+    reader = TruthReader(sc)
+    t = sc.duration - 1.0
+    table = reader.table(t)
+    visible = {c.code for c in reader.visible(t)}
+    rows = [c.code for z, cs in table.items() if z.startswith("row:") for c in cs]
+    assert rows and set(rows) <= visible
+
+
+def test_two_cards_slammed_on_one_pile_are_two_cards_in_the_order_they_showed() -> None:
+    """SP-9 / SP-3: a race puts two cards on a pile within a frame or two; both are cards, dated apart."""
+    tr = PileTracker(ZONE, CROP, confirm=2, every=1, races=True)
+    a, b = ("5C", (150, 150, 230, 260)), ("7C", (158, 146, 238, 256))
+    out = []
+    for i, (frame, d) in enumerate([(grey(40), dets()), (grey(120), dets(a)), (grey(200), dets(a, b)),
+                                    (grey(200), dets(a, b)), (grey(200), dets(a, b))]):
+        tr.remember(i, i / 30, frame)
+        got = tr.update(i, i / 30, d)
+        out += [*tr.also, *([got] if got else [])]
+        tr.also.clear()
+    assert [c.card for c in out] == ["5C", "7C"]
+    assert out[0].t < out[1].t
+
+
+def test_without_races_a_second_reading_at_the_same_time_is_a_misread() -> None:
+    """Slapjack and Snap keep one card per look: two codes on one card is a reader's mistake, not two cards."""
+    tr = PileTracker(ZONE, CROP, confirm=2, every=1)
+    a, b = ("5H", (150, 150, 230, 260)), ("5D", (151, 150, 231, 260))
+    out = []
+    for i, d in enumerate([dets(), dets(a), dets(a, b), dets(a, b), dets(b), dets(b)]):
+        tr.remember(i, i / 30, grey(60 + (i > 0) * 60))
+        got = tr.update(i, i / 30, d)
+        out += [got.card] if got else []
+    assert out == ["5H"]
+
+
+def test_a_card_taken_back_is_a_remove_and_may_be_played_again() -> None:
+    """SP-8: an illegal card goes back into the hand: the card under it shows again."""
+    tr = PileTracker(ZONE, CROP, confirm=2, every=1, removals=True)
+    under, top = ("9S", (150, 150, 230, 260)), ("4H", (160, 150, 240, 260))
+    seq = [dets(under)] * 3 + [dets(under, top)] * 3 + [dets(under)] * 4
+    for i, d in enumerate(seq):
+        tr.remember(i, i / 30, grey(40 + 60 * (i // 3)))
+        tr.update(i, i / 30, d)
+    assert [(r.card, r.zone) for r in tr.removed] == [("4H", "left")]
+    assert tr.removed[0].t == pytest.approx(6 / 30)
+    assert tr.top == "9S" and "4H" not in tr.history
+
+
+def test_face_down_batches_are_counted_from_their_new_backs_and_a_reveal_names_its_cards() -> None:
+    """CH-2: the count is the backs that were not there before; CH-4: the faces turned up are the reveal."""
+    w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)
+    first = [("back", (150 + 25 * k, 150, 220 + 25 * k, 250)) for k in range(3)]
+    second = [("back", (140 + 25 * k, 225, 210 + 25 * k, 325)) for k in range(2)]
+    turned = [("KD", (140, 160, 210, 260)), ("3S", (165, 160, 235, 260))]
+    seq = ([dets()] * 2 + [dets(*first)] * 3 + [dets(("hand", (100, 100, 300, 300)))] +
+           [dets(*first, *second)] * 3 + [dets(*first, *turned)] * 3)
+    got = []
+    for i, d in enumerate(seq):
+        frame = grey(60)  # each card painted where its box is, in a shade of its own (later cards on top)
+        for k, (b, n) in enumerate(zip(d.xyxy.astype(int), d.class_name, strict=True)):
+            frame[b[1]:b[3], b[0]:b[2]] = 100 + (sum(map(ord, n)) * 7 + int(b[0]) * 3 + int(b[1]) + 40 * k) % 150
+        w.remember(i, i / 30, frame)
+        seen = w.look(i, i / 30, d)
+        if seen:
+            got.append((seen.kind, seen.count, seen.cards))
+    assert got == [("facedown", 3, ()), ("facedown", 2, ()), ("reveal", 2, ("3S", "KD"))]
+
+
+def test_said_logs_take_only_what_no_camera_sees(tmp_path: Path) -> None:
+    good = tmp_path / "said.jsonl"
+    good.write_text('{"t":0,"type":"game","game":"cheat","players":["A","B","C"],"dealer":"C"}\n'
+                    '{"t":1.2,"type":"claim","player":"A","count":2,"rank":"A"}\n'
+                    '{"t":0.9,"type":"call","player":"B","word":"doubt"}\n')
+    assert [e.type for e in read_said(good, "cheat", ["A", "B", "C"])] == ["call", "claim"]
+    with pytest.raises(AuditError, match="not speed"):
+        read_said(good, "speed", ["A", "B"])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"t":0,"type":"game","game":"cheat","players":["A","B","C"],"dealer":"C"}\n'
+                   '{"t":1.0,"type":"facedown","zone":"center","count":2}\n')
+    with pytest.raises(AuditError, match=r"bad.jsonl:2: a 'facedown' line is the camera's"):
+        read_said(bad, "cheat", ["A", "B", "C"])
