@@ -214,7 +214,7 @@ class _Planner:
         self.outputs: list[tuple[float, dict]] = []
         self.landing_times: dict[str, list[float]] = {}
         for e in sc.events:
-            if e.type == "card" and e.zone:
+            if e.type in ("card", "facedown") and e.zone:
                 self.landing_times.setdefault(e.zone, []).append(e.t)
 
     def next_seed(self) -> int:

@@ -26,11 +26,13 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout, LayoutError, draw_zones
-from engine.events import HEARD_TYPES, Event, GameHeader
+from engine.events import Event, GameHeader
 from engine.games import new_referee
 from models.reader import load_card_model
-from tablecam.gamelog import LogWriter, open_log, read_lines
+from tablecam.gamelog import LogWriter
 from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
+from tablecam.said import SaidError
+from tablecam.said import read_said as said_log
 from vision.audio import impact_onsets, read_audio
 from vision.frames import VideoError, VideoReader, probe
 from vision.slaps import SlapSeen
@@ -169,30 +171,11 @@ def _progress(i: int, n: int | None, t0: float, t_video: float) -> None:
 
 
 def read_said(path: str | Path, game: str, players: list[str]) -> list[Event]:
-    """What was said at the table (or typed by a scorer), a game log with the calls no camera sees: Cheat's
-    claims and doubts, Speed's and Spit's "stuck", Pai Jie's draws and turns. Its header must be the same game
-    and players; its lines go into the audit's log in time order among the camera's."""
-    path = Path(path)
+    """What was said at the table (or typed by a scorer): the calls no camera sees (:mod:`tablecam.said`)."""
     try:
-        stream = open_log(path)
-    except OSError as e:
-        raise AuditError(f"said={path}: {e.strerror or e}") from None
-    out: list[Event] = []
-    with stream:
-        for ln in read_lines(stream):
-            if ln.error:
-                raise AuditError(f"{path}:{ln.number}: {ln.error}")
-            item = ln.item
-            if isinstance(item, GameHeader):
-                if item.game != game or list(item.players) != list(players):
-                    raise AuditError(f"{path}:{ln.number}: said log is for {item.game} with "
-                                     f"{','.join(item.players)}, not {game} with {','.join(players)}")
-            elif isinstance(item, Event):
-                if item.type not in HEARD_TYPES:
-                    raise AuditError(f"{path}:{ln.number}: a {item.type!r} line is the camera's to see; said= "
-                                     f"takes only {', '.join(HEARD_TYPES)}")
-                out.append(item)
-    return sorted(out, key=lambda e: e.t)
+        return said_log(path, game, players)
+    except SaidError as e:
+        raise AuditError(str(e)) from None
 
 
 def audit(video: str | Path, game: str, players: list[str], layout: str | Path, out: str | Path,
@@ -253,6 +236,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
 
     watcher = TableWatcher(lay, game, detector, fps, onsets=onsets, hold_s=REORDER_S)
     outputs: list[dict[str, Any]] = []
+    observed: list[dict[str, Any]] = []  # the observation lines, for the report
     t_start = time.perf_counter()
     frames = 0
     stopped: str | None = None
@@ -264,6 +248,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             for ev in events:
                 said_before(ev.t)
                 log.write(ev)
+                observed.append(ev.to_dict())
                 for o in referee.push(ev):
                     keep(o.to_dict())
             if until is not None:
@@ -273,6 +258,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             while heard and heard[0].t <= t:
                 ev = heard.popleft()
                 log.write(ev)
+                observed.append(ev.to_dict())
                 for o in referee.push(ev):
                     keep(o.to_dict())
 
@@ -322,7 +308,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                            height=info.height, fps=fps, frames=frames, duration=last_t,
                            cards=[(c.t, c.zone, c.card) for c in cards], verdicts=verdicts, slaps=records,
                            stopped=stopped, model=str(model_path), seconds=seconds,
-                           annotated="annotated.mp4" if annot else None)
+                           annotated="annotated.mp4" if annot else None, observations=observed)
     write_report(out, summary)
     return AuditResult(out, log_path, summary, cards, slaps, outputs, frames, seconds, stopped)
 

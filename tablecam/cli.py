@@ -584,7 +584,8 @@ def cmd_live(args: list[str]) -> int:
                          log_path=cfg["log"], player=player, realtime=bool(cfg["realtime"]),
                          seconds=cfg["seconds"], use_audio=bool(cfg["audio"]),
                          call_triggers=bool(cfg["call_triggers"]), reader=cfg["reader"],
-                         window=not bool(cfg["headless"]), mic_device=cfg["mic"], hints=bool(cfg["hints"]))
+                         window=not bool(cfg["headless"]), mic_device=cfg["mic"], hints=bool(cfg["hints"]),
+                         said=None if cfg["said"] is None else str(cfg["said"]))
     except (LiveError, VideoError, ValueError) as e:
         raise ConfigError(str(e)) from None
     busy = stats.busy_s / stats.frames * 1000 if stats.frames else 0.0

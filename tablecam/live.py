@@ -38,14 +38,16 @@ from tablecam.audit import piles_moved
 from tablecam.gamelog import LogWriter
 from tablecam.hints import HINT_GAMES, HintTimer, speak_hint
 from tablecam.overlay import Overlay, Window
+from tablecam.said import USAGE, SaidError, TypedCalls, read_said
 from tablecam.speech import warmup_phrases
 from vision.audio import impact_onsets, read_audio
 from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
 from vision.microphone import Microphone, MicrophoneError
-from vision.watcher import TableWatcher
+from vision.watcher import AUDIO_TIMED_CARDS, TableWatcher
 
-LIVE_GAMES = ("slapjack", "snap")
+LIVE_GAMES = ("slapjack", "snap", "speed", "spit", "cheat", "paijie")
 SLAP_HOLD_S = 0.2  # a slap waits this long for its impact sound and for a card its hand may have laid
+RACE_HOLD_S = 0.15  # Speed, Spit: a card is sure two or three looks after it landed; races wait for it
 
 
 class LiveError(ValueError):
@@ -157,10 +159,13 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              call_triggers: bool = True, say: Callable[[str], None] | None = None, idle_stop_s: float | None = None,
              on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None,
              detector: Any = None, reader: str | Path | None = "auto", window: bool = False,
-             mic_device: Any = None, hints: bool = False) -> LiveStats:
+             mic_device: Any = None, hints: bool = False, said: str | None = None,
+             typed: Any = None) -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
     no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed.
-    ``hints``: in Speed and Spit, say a visible legal play when the table has gone quiet (tablecam.hints)."""
+    ``hints``: in Speed and Spit, say a visible legal play when the table has gone quiet (tablecam.hints).
+    ``said``: what is said at the table (``tablecam.said``): ``-`` typed at the terminal as it happens (or lines
+    from ``typed``, a text stream), or a said log on the recording's clock (with ``video``)."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     if game not in LIVE_GAMES:
         raise LiveError(f"live knows {', '.join(LIVE_GAMES)} for now, not {game!r}")
@@ -185,6 +190,12 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         if use_audio and info.has_audio:
             samples, rate, t0 = read_audio(video)
             onsets_all = impact_onsets(samples, rate, t0, delay_s=lay.latency.get("audio_s", 0.0))
+    said_log: deque = deque()
+    if said not in (None, "-"):
+        try:
+            said_log.extend(read_said(said, game, players))
+        except SaidError as e:
+            raise LiveError(str(e)) from None
     try:
         detector = detector if detector is not None else load_card_model(model, reader, turns=1)
     except FileNotFoundError as e:
@@ -222,6 +233,11 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
     if player.speech is not None and not player.policy.mute:  # the game's sentences, made while it starts
         threading.Thread(target=lambda: player.prepare(warmup_phrases(game, players, player.policy.lang, extra=warm)),
                          daemon=True, name="speech warm-up").start()
+    typed_calls = None
+    if said == "-" or typed is not None:
+        typed_calls = TypedCalls(typed if typed is not None else sys.stdin, players,
+                                 lambda: time.monotonic() - start_wall, say).start()
+        say(f"type what is said at the table, a line each: {USAGE}")
     cap.start()
     next_onset = 0
     hint_timer = HintTimer() if hints and game in HINT_GAMES else None
@@ -259,7 +275,13 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                     while heard:  # the microphone's, from its own thread
                         watcher.onsets.append(heard.popleft())
                     events = watcher.feed(fr.index, fr.t, fr.image)
+                    if typed_calls is not None:
+                        said_log.extend(typed_calls.take())
                     for ev in events:
+                        while said_log and said_log[0].t <= ev.t:  # what was said before this was seen
+                            heard_ev = said_log.popleft()
+                            log.write(heard_ev)
+                            rule(referee.push(heard_ev))
                         log.write(ev)
                         if hint_timer is not None:
                             hint_timer.saw(ev.t)
@@ -269,7 +291,12 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                                 player.submit(Verdict(ev.t, "trigger", "SJ-2", text))
                                 overlay.verdict(ev.t, text)
                         rule(referee.push(ev))
-                    rule(referee.advance(fr.t))
+                    while said_log and said_log[0].t <= fr.t - SLAP_HOLD_S:  # nothing seen can come before it
+                        heard_ev = said_log.popleft()
+                        log.write(heard_ev)
+                        rule(referee.push(heard_ev))
+                    # a race is ruled once no card that may have landed inside its window can still be confirmed
+                    rule(referee.advance(fr.t - (RACE_HOLD_S if game in AUDIO_TIMED_CARDS else 0.0)))
                     if hint_timer is not None and (hint := hint_timer.due(fr.t, referee)) is not None:
                         speak_hint(hint, fr.t, player, log.write)
                         overlay.verdict(fr.t, hint.say)
@@ -290,7 +317,10 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                         break
             except KeyboardInterrupt:
                 say("stopped (Ctrl-C); finishing the log")
-            for ev in watcher.finish():
+            if typed_calls is not None:
+                said_log.extend(typed_calls.take())
+            rest = sorted([*watcher.finish(), *said_log], key=lambda e: e.t)
+            for ev in rest:
                 log.write(ev)
                 rule(referee.push(ev))
             rule(referee.finish())

@@ -80,6 +80,7 @@ class AuditSummary:
     model: str | None = None              # detector weights used
     seconds: float | None = None          # how long the audit took
     annotated: str | None = "annotated.mp4"  # relative path of the annotated video, linked if not None
+    observations: list[dict] = field(default_factory=list)  # the log's observation lines (seen, and said)
 
 
 # ----------------------------------------------------------------------------------------------------------- CSV
@@ -501,6 +502,51 @@ def _figures(summary: AuditSummary, players: list[str]) -> str:
     return head + table
 
 
+#: the games whose disputes are slaps (the slap sections of the report); the others show their plays instead
+SLAP_GAMES = ("slapjack", "snap", "spit")
+
+
+def _play_figures(summary: AuditSummary, players: list[str]) -> str:
+    """Speed, Spit, Cheat, Pai Jie: what each player did (cards laid, batches) and what the referee ruled."""
+    obs = summary.observations
+    kinds = sorted({str(v.get("kind")) for v in summary.verdicts if v.get("player")})[:7]
+    seen = {t: sum(1 for o in obs if o.get("type") == t) for t in ("card", "facedown", "reveal", "remove")}
+    said = sum(1 for o in obs if o.get("type") in ("call", "claim", "stuck", "draw", "turn"))
+    labels = {"card": "cards", "facedown": "batches", "reveal": "reveals", "remove": "taken back"}
+    head = '<div class="kpis">' + "".join(f"<div><b>{n}</b>{labels[t]}</div>" for t, n in seen.items() if n) + \
+        f"<div><b>{said}</b>said</div><div><b>{len(summary.verdicts)}</b>verdicts</div></div>"
+    rows = []
+    for name in players:
+        laid = sum(1 for o in obs if o.get("player") == name and o.get("type") in ("card", "facedown", "claim"))
+        counts = [sum(1 for v in summary.verdicts if v.get("player") == name and v.get("kind") == k) for k in kinds]
+        rows.append(f"<tr><td>{_e(name)}</td><td>{laid}</td>" + "".join(f"<td>{c}</td>" for c in counts) + "</tr>")
+    cols = "".join(f"<th>{_e(k.replace('_', ' '))}</th>" for k in kinds)
+    table = (f'<table class="num figures"><thead><tr><th>player</th><th>laid</th>{cols}</tr></thead>'
+             f'<tbody>{"".join(rows)}</tbody></table>')
+    return head + table
+
+
+def _observation_table(obs: list[dict]) -> str:
+    """Every line the audit logged before the referee's: what was seen (with how it was timed) and what was said."""
+    if not obs:
+        return '<p class="empty">Nothing was seen.</p>'
+    body = []
+    for o in sorted(obs, key=lambda o: o.get("t", 0)):
+        what = o.get("card") or (" ".join(o.get("cards", [])) if o.get("cards") else "")
+        if o.get("type") == "facedown":
+            what = f"{o.get('count')} face down"
+        elif o.get("type") == "claim":
+            what = f"{o.get('count')} × {o.get('rank')}"
+        elif o.get("type") in ("call", "draw"):
+            what = str(o.get("word") or o.get("count") or "")
+        ev = o.get("evidence") or {}
+        how = ev.get("source", "video") if ev else "said"
+        body.append(f"<tr><td>{o.get('t', 0):.3f}</td><td>{_e(o.get('type', ''))}</td><td>{_e(o.get('zone', ''))}"
+                    f"</td><td>{_e(what)}</td><td>{_e(o.get('player', ''))}</td><td>{_e(how)}</td></tr>")
+    return ('<table class="num data"><thead><tr><th>t</th><th>what</th><th>zone</th><th>card(s)</th><th>player</th>'
+            f'<th>from</th></tr></thead><tbody>{"".join(body)}</tbody></table>')
+
+
 def _badge(verdict: str, text: str | None = None) -> str:
     return (f'<span class="badge" style="background:{_colour(verdict)}">'
             f"{_e(text or VERDICT_LABELS.get(verdict, verdict))}</span>")
@@ -695,18 +741,24 @@ def render_report(summary: AuditSummary) -> str:
         out.append(f'<div class="banner" role="alert">⚠ {_e(summary.stopped)}'
                    "<small>The audit stopped early: everything after this point of the video is missing "
                    "from this report.</small></div>")
-    out.append(f'<section class="box" id="figures"><h2>Figures</h2>{_figures(summary, players)}</section>')
+    slap_game = summary.game in SLAP_GAMES
+    figures = _figures(summary, players) if summary.game in ("slapjack", "snap") else _play_figures(summary, players)
+    out.append(f'<section class="box" id="figures"><h2>Figures</h2>{figures}</section>')
     out.append(f'<section class="box" id="timeline"><h2>Timeline</h2>{_timeline(summary, players)}</section>')
-    out.append(f'<section class="box" id="reactions"><h2>Reaction times</h2>'
-               f"{_reaction_svg(players, summary.slaps)}</section>")
-    groups = disputed(summary.slaps)
-    body = ("".join(_dispute(g, summary.verdicts) for g in groups) if groups
-            else '<p class="empty">No disputed slaps: no races, false slaps or ties.</p>')
-    out.append(f'<section class="box" id="disputed"><h2>Disputed slaps ({len(groups)})</h2>{body}</section>')
-    out.append(f'<section class="box" id="slaps"><h2>Every slap ({len(summary.slaps)})</h2>'
-               f"{_slap_table(summary.slaps)}</section>")
+    if slap_game:
+        out.append(f'<section class="box" id="reactions"><h2>Reaction times</h2>'
+                   f"{_reaction_svg(players, summary.slaps)}</section>")
+        groups = disputed(summary.slaps)
+        body = ("".join(_dispute(g, summary.verdicts) for g in groups) if groups
+                else '<p class="empty">No disputed slaps: no races, false slaps or ties.</p>')
+        out.append(f'<section class="box" id="disputed"><h2>Disputed slaps ({len(groups)})</h2>{body}</section>')
+        out.append(f'<section class="box" id="slaps"><h2>Every slap ({len(summary.slaps)})</h2>'
+                   f"{_slap_table(summary.slaps)}</section>")
     out.append(f'<section class="box" id="verdicts"><h2>Every verdict ({len(summary.verdicts)})</h2>'
                f"{_verdict_table(summary.verdicts)}</section>")
+    if not slap_game or summary.game == "spit":
+        out.append(f'<section class="box" id="observations"><h2>Everything seen and said '
+                   f"({len(summary.observations)})</h2>{_observation_table(summary.observations)}</section>")
     links = []
     if summary.annotated:
         links.append(f'<a href="{_src(summary.annotated)}">annotated video</a>')

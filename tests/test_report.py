@@ -227,6 +227,24 @@ def test_empty_game_still_makes_a_report(tmp_path: Path) -> None:
     assert p.imgs == []
 
 
+def test_a_game_without_slaps_shows_what_was_seen_and_said_not_slaps() -> None:
+    """Cheat (CH-2, CH-4): batches, reveals and claims, who did what, and the rulings; no slap sections."""
+    obs = [{"t": 1.2, "type": "facedown", "zone": "center", "count": 2, "evidence": {"frame": 36}},
+           {"t": 1.4, "type": "claim", "player": "Ann", "count": 2, "rank": "A"},
+           {"t": 2.0, "type": "call", "player": "Ben", "word": "doubt"},
+           {"t": 2.5, "type": "reveal", "zone": "center", "cards": ["AH", "9C"], "evidence": {"frame": 75}}]
+    verdicts = [{"t": 2.5, "type": "verdict", "kind": "challenge_true", "rule": "CH-4", "player": "Ann",
+                 "cards": 2, "say": "Cheat! Not two aces. Ann picks up 2 cards"}]
+    s = AuditSummary(video="cheat.mp4", game="cheat", players=["Ann", "Ben"], width=640, height=480, fps=30.0,
+                     frames=90, duration=3.0, cards=[], verdicts=verdicts, slaps=[], observations=obs)
+    p = parse(render_report(s))
+    body = " ".join(p.text)
+    assert "Everything seen and said (4)" in body and "2 face down" in body and "AH 9C" in body
+    assert "2 × A" in body and "doubt" in body and "Cheat! Not two aces" in body
+    assert "batches" in body and "reveals" in body
+    assert "Disputed slaps" not in body and "Reaction times" not in body
+
+
 def test_cards_but_no_slaps_draw_a_timeline(tmp_path: Path) -> None:
     s = AuditSummary(video="cards.mp4", game="slapjack", players=["Ann"], width=640, height=480, fps=25.0,
                      frames=250, duration=10.0, cards=[(1.0, "center", "JS"), (2.0, "center", "10D")],

@@ -164,3 +164,31 @@ def test_said_logs_take_only_what_no_camera_sees(tmp_path: Path) -> None:
                    '{"t":1.0,"type":"facedown","zone":"center","count":2}\n')
     with pytest.raises(AuditError, match=r"bad.jsonl:2: a 'facedown' line is the camera's"):
         read_said(bad, "cheat", ["A", "B", "C"])
+
+
+def test_typed_calls_are_events_at_the_moment_they_are_typed() -> None:
+    """What a scorer types while the game runs: the short forms and JSON lines; a bad line says why."""
+    import io
+    import time
+
+    from tablecam.said import SaidError, TypedCalls, parse_typed
+
+    players = ["Ann", "Bob", "Cy"]
+    assert parse_typed("stuck Ann", 3.2, players).to_dict() == {"t": 3.2, "type": "stuck", "player": "Ann"}
+    assert parse_typed("snap pot Cy", 1.0, players).word == "snap pot"
+    claim = parse_typed("claim Bob 3 k", 2.0, players)
+    assert (claim.type, claim.count, claim.rank) == ("claim", 3, "K")
+    assert parse_typed('{"type":"draw","player":"Cy","count":2}', 5.0, players).t == 5.0
+    assert parse_typed("   ", 1.0, players) is None
+    for bad, why in [("stuck Dee", "not playing"), ("claim Ann three K", "claim Ann three K"),
+                     ("dance Ann", "not a call"), ('{"type":"card","zone":"center","card":"5H"}', "camera"),
+                     ("stuck", "who?")]:
+        with pytest.raises(SaidError, match=why):
+            parse_typed(bad, 1.0, players)
+    said: list[str] = []
+    calls = TypedCalls(io.StringIO("doubt Bob\nnonsense\nturn Cy\n"), players, lambda: 7.5, said.append).start()
+    calls._thread.join(5)
+    got = calls.take()
+    assert [(e.type, e.player, e.t) for e in got] == [("call", "Bob", 7.5), ("turn", "Cy", 7.5)]
+    assert len(said) == 1 and "nonsense" in said[0]
+    assert calls.take() == [] and time.monotonic() > 0

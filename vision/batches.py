@@ -44,6 +44,9 @@ class BatchWatcher(PileTracker):
     _sig: tuple | None = None
     _same: int = 0
 
+    def unsettled(self) -> bool:
+        return self._same < self.confirm
+
     def look(self, index: int, t: float, dets: Detections) -> BatchSeen | None:
         backs, faces = [], []
         hands = False
@@ -74,37 +77,60 @@ class BatchWatcher(PileTracker):
         if faces and names != self.known_faces:
             new_faces = [(n, b) for n, b in faces if n not in self.known_faces]
             box = _union([b for _, b in new_faces or faces])
-            out = BatchSeen(self.first_seen(box, t), self.zone.name, "reveal", len(faces), names, index, box)
+            out = BatchSeen(self._since(box, t), self.zone.name, "reveal", len(faces), names, index, box)
         elif not faces:
             new: list[tuple] = []
-            for _, b in backs:
+            centre = self.zone.polygon.mean(0)
+            # the pile squared under a batch may peek out where the batch's cards are: take the backs farthest
+            # from the pile's middle first, and a back where one is already counted is the same place
+            for _, b in sorted(backs, key=lambda nb: -float(np.hypot((nb[1][0] + nb[1][2]) / 2 - centre[0],
+                                                                     (nb[1][1] + nb[1][3]) / 2 - centre[1]))):
                 fresh = self._changed(b) or (self._settled is None and
                                              not any(self._same_card(b, o) for o in self.known_backs))
-                # a squared pile peeking out under the batch is one back, not several
-                if fresh and not any(self._same_card(b, o, 0.2) for o in new):
+                if fresh and not any(self._same_card(b, o, 0.12) for o in new):
                     new.append(b)
             if new:
                 box = _union(new)
-                out = BatchSeen(self.first_seen(box, t), self.zone.name, "facedown", len(new), (), index, box)
+                out = BatchSeen(self._since(box, t), self.zone.name, "facedown", len(new), (), index, box)
         self.known_backs = [b for _, b in backs]
         self.known_faces = names
         self._settled = self._frames[-1][2] if self._frames else None
         return out
 
-    def _changed(self, box: tuple) -> bool:
-        """The middle of ``box`` looks different from the last settled look: a card laid there since (a batch is
-        laid where the pile is, so a new back may sit where an old one was)."""
-        if self._settled is None or not self._frames:
-            return False
+    def _region(self, box: tuple) -> tuple[slice, slice]:
+        """The card(s) but the outer rim, in crop pixels: a back's middle may be the table's own grey; its border
+        is not."""
         x0, y0 = self.crop[0], self.crop[1]
         w, h = box[2] - box[0], box[3] - box[1]
-        sx0, sx1 = max(0, int(box[0] + 0.3 * w - x0)), int(box[2] - 0.3 * w - x0)
-        sy0, sy1 = max(0, int(box[1] + 0.3 * h - y0)), int(box[3] - 0.3 * h - y0)
-        now = self._frames[-1][2][sy0:sy1, sx0:sx1].astype(np.int16)
-        before = self._settled[sy0:sy1, sx0:sx1].astype(np.int16)
-        if now.size == 0 or now.shape != before.shape:
+        return (slice(max(0, int(box[1] + 0.1 * h - y0)), max(0, int(box[3] - 0.1 * h - y0))),
+                slice(max(0, int(box[0] + 0.1 * w - x0)), max(0, int(box[2] - 0.1 * w - x0))))
+
+    @staticmethod
+    def _differs(now: np.ndarray, before: np.ndarray) -> bool:
+        diff = np.abs(now.astype(np.int16) - before.astype(np.int16))
+        return float(diff.mean()) >= 8.0 or float((diff >= 16).mean()) > 0.15  # (the noise alone: about 2-3)
+
+    def _since(self, box: tuple, t_now: float) -> float:
+        """The first of the recent frames from which ``box`` looked as it does now (the batch had landed)."""
+        if not self._frames:
+            return t_now
+        reg = self._region(box)
+        ref = self._frames[-1][2][reg]
+        first = self._frames[-1][1]
+        for _, t, grey in reversed(self._frames):
+            if ref.size == 0 or self._differs(grey[reg], ref):
+                break
+            first = t
+        return first
+
+    def _changed(self, box: tuple) -> bool:
+        """``box`` looks different from the last settled look: a card laid there since (a batch is laid where the
+        pile is, so a new back may sit where an old one was)."""
+        if self._settled is None or not self._frames:
             return False
-        return float((np.abs(now - before) >= 24).mean()) > 0.2
+        reg = self._region(box)
+        now, before = self._frames[-1][2][reg], self._settled[reg]
+        return now.size > 0 and now.shape == before.shape and self._differs(now, before)
 
     def _same_card(self, a: tuple, b: tuple, match: float | None = None) -> bool:
         ca = np.array([(a[0] + a[2]) / 2, (a[1] + a[3]) / 2])

@@ -229,13 +229,14 @@ class SlapDetector:
         self._held = keep
         return out
 
-    def arm_on(self, zone: str, t0: float, t1: float, min_cover: float = 0.25) -> str | None:
+    def arm_on(self, zone: str, t0: float, t1: float, min_cover: float = 0.25, exclude: frozenset[str] = frozenset()
+               ) -> str | None:
         """The player whose hand was over the strip just outside ``zone`` on their side between ``t0`` and ``t1``
         (the most of it, on average, and at least ``min_cover``): the hand that laid a card there holds its near
-        edge. None when no hand was there, or two were equally."""
+        edge. None when no hand was there, or two were equally. ``exclude``: players known not to have laid it."""
         best: list[tuple[float, str]] = []
         for (z, p), hist in self.reached.items():
-            if z == zone:
+            if z == zone and p not in exclude:
                 cover = [d for t, d in hist if t0 <= t <= t1]
                 if not cover:
                     best.append((0.0, p))

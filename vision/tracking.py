@@ -103,6 +103,8 @@ class PileTracker:
     also: list = field(default_factory=list)  # cards confirmed with (and under) the one update returned
     _recent_all: deque = field(default_factory=deque)  # every new card of each recent run
     _first_look: dict = field(default_factory=dict)  # new card -> the time of the first look that saw it
+    _peeking: set = field(default_factory=set)  # cards under the top seen since it landed
+    _gone: dict = field(default_factory=dict)  # peeking card -> [since t, since frame, clear looks without it]
 
     def small(self, frame: np.ndarray) -> np.ndarray:
         x0, y0, x1, y1 = self.crop
@@ -120,11 +122,16 @@ class PileTracker:
         if index - self._last_run < self.every:
             return False
         if self._last_small is not None and float(np.abs(small - self._last_small).mean()) < self.change \
-                and self._count == 0 and self._missing_since is None and index - self._last_run < self.retry:
+                and self._count == 0 and self._missing_since is None and not self.unsettled() \
+                and index - self._last_run < self.retry:
             return False
         self._last_small = small
         self._last_run = index
         return True
+
+    def unsettled(self) -> bool:
+        """Something seen is waiting for more looks (a subclass's state): look again soon, not at ``retry``."""
+        return False
 
     def crop_of(self, frame: np.ndarray) -> np.ndarray:
         x0, y0, x1, y1 = self.crop
@@ -153,7 +160,9 @@ class PileTracker:
             zx1, zy1 = self.zone.polygon.max(0)
             over = any(b[0] < zx1 and b[2] > zx0 and b[1] < zy1 and b[3] > zy0
                        for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand")
-            self._check_removed(index, t, {n for _, n, _ in inside}, over)
+            looked = {n for _, n, _ in inside}
+            self._check_removed(index, t, looked, over)
+            self._check_buried(index, t, looked, over or any(n not in self.history for n in looked))
         for _, n, _ in inside:
             self._last_seen[n] = t
         new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
@@ -190,6 +199,9 @@ class PileTracker:
         dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands together; an old card peeking out
         looked = {nx for _, nx, _ in inside}  # does not
         out: list[CardSeen] = []
+        if self.removals and self._missing_since is not None and self.top is not None and self.stack \
+                and dated and self._missing_since[0] < dated[0][0] - 0.12:  # (not a hand about to lay a card)
+            self._take_back()  # the top went before these landed (a hand hid the pile while it went)
         before = self._top_t if self.top is not None else None  # the top before these cards
         for t_first, _, cx, nx, bx in dated:
             self.history.add(nx)
@@ -201,6 +213,7 @@ class PileTracker:
             self._seen_at[nx] = t
             self.top, self._top_t = nx, t_first
             self.stack.append(nx)
+            self._peeking, self._gone = set(), {}
             out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t))
         if not out:
             return None
@@ -220,6 +233,30 @@ class PileTracker:
         self._missing += 1
         if self._missing <= self.confirm:
             return
+        self._take_back()
+
+    def _check_buried(self, index: int, t: float, seen: set[str], busy: bool) -> None:
+        """A card under the top that was peeking out and is gone, with no card laid meanwhile: pulled out from
+        under (an illegal card taken back after a legal one covered it, SP-8)."""
+        below = set(self.stack[:-1])
+        self._peeking = (self._peeking | (seen & below)) & below
+        for c in list(self._peeking):
+            if c in seen:
+                self._gone.pop(c, None)
+                continue
+            since = self._gone.setdefault(c, [t, index, 0])
+            if busy or not (seen & (set(self.stack) - {c})):
+                continue  # a hand over the pile, or a new card coming: nothing to tell yet
+            since[2] += 1
+            if since[2] > self.confirm:
+                self.stack.remove(c)
+                self.history.discard(c)
+                self._peeking.discard(c)
+                del self._gone[c]
+                self.removed.append(RemoveSeen(since[0], self.zone.name, c, since[1]))
+
+    def _take_back(self) -> None:
+        assert self._missing_since is not None
         t0, i0 = self._missing_since
         card = self.stack.pop()
         self.history.discard(card)  # it may be played again

@@ -25,6 +25,7 @@ import numpy as np
 from calibration.layout import Layout
 from engine.events import Event
 from models.detector import Detections
+from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
 from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
@@ -51,6 +52,8 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
 
 #: games whose cards race for one pile (SP-9, TM-3): their landings are timed by their taps on the table
 AUDIO_TIMED_CARDS = ("speed", "spit")
+#: games whose cards land anywhere along a long zone (a suit row): the arm is found from the card to each seat
+PLAYER_FROM_SEAT = ("paijie",)
 #: games whose card lines must name who laid the card (the referee keeps each player's count, SP-8): the arm
 #: that reached the pile as it showed says who
 PLAYER_FROM_ARM = ("speed",)
@@ -83,16 +86,18 @@ class TableWatcher:
         card_zones, slap_zones = zones_for(self.game, self.layout)
         side = int(getattr(self.detector, "imgsz", 320))  # no smaller than the model's input: never blown up
         size = self.layout.frame_size
-        removals = self.game in ("speed", "spit", "paijie")
+        removals = self.game in ("speed", "spit", "paijie")  # (a Spit column's top that goes was played)
         self.trackers: list[PileTracker] = [
             PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], size, min_side=side), every=self.every,
-                        min_conf=self.min_conf, removals=removals, races=self.game in ("speed", "spit"))
+                        min_conf=self.min_conf, removals=removals and not z.startswith("col:"),
+                        races=self.game in ("speed", "spit"))
             for z in card_zones]
         if self.game == "cheat":
             zone = self.layout.zones["center"]
             self.trackers.append(BatchWatcher(zone, zone_crop(zone, size, min_side=side), every=self.every,
                                               min_conf=self.min_conf))
         watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
+        self.arms = ArmFinder(self.layout, self.fps) if self.game in PLAYER_FROM_SEAT else None
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
         self.batches: list[BatchSeen] = []
         self.removed: list[RemoveSeen] = []
@@ -101,6 +106,7 @@ class TableWatcher:
         self.detections = 0
         self._used_onsets: set[int] = set()
         self._seek = getattr(self.detector, "seek", None)
+        self._laid: dict[str, tuple[float, str]] = {}  # zone -> (time, player) of the last card laid there
         self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
 
     def _ready_at(self, ev: Event) -> float:
@@ -114,6 +120,8 @@ class TableWatcher:
         if self._seek is not None:
             self._seek(t)
         self._arrivals(self.slapper.update(index, t, image))
+        if self.arms is not None:
+            self.arms.update(t, image)
         for tr in self.trackers:
             if not tr.remember(index, t, image):
                 continue
@@ -147,11 +155,22 @@ class TableWatcher:
                 if len(racing) == len(landed):
                     player = racing[k]
                 t_card, t_err, source = timed[k]
+                if self.arms is not None:
+                    player = self.arms.who(card.box, t_card - 0.1, t_card + 0.04)
                 if not player and self.game in PLAYER_FROM_ARM:
-                    player = self.slapper.arm_on(card.zone, t_card - 0.1, t_card + 0.04)
+                    # a hand lays one card at a time: the one that has just laid the card before on this pile
+                    # (and may still be over it) did not lay this one
+                    last = self._laid.get(card.zone)
+                    busy = frozenset({last[1]}) if last is not None and t_card - last[0] < 0.2 else frozenset()
+                    player = self.slapper.arm_on(card.zone, t_card - 0.1, t_card + 0.04, exclude=busy)
+                    if player is None and busy:
+                        player = self.slapper.arm_on(card.zone, t_card - 0.1, t_card + 0.04)
                     if player is None:  # two hands there at once: the one that came first laid the card first
-                        first = self.slapper.arrivals_on(card.zone, t_card - 0.5, t_card + 0.04)
+                        first = [p for p in self.slapper.arrivals_on(card.zone, t_card - 0.5, t_card + 0.04)
+                                 if p not in busy]
                         player = first[0] if first else None
+                if player is not None:
+                    self._laid[card.zone] = (t_card, player)
                 evidence = {"frame": card.frame, "box": [round(v, 1) for v in card.box]}
                 if source:
                     evidence.update(t_video=round(card.t, 4), source=source)
@@ -161,29 +180,42 @@ class TableWatcher:
             tr.also.clear()
         return self._release(t)
 
-    def _card_times(self, cards: list[CardSeen]) -> list[tuple[float, float, str | None]]:
+    def _card_times(self, landed: list[CardSeen]) -> list[tuple[float, float, str | None]]:
         """(t, t_err, source) for cards confirmed together. In the race games (Speed, Spit: two cards on one pile
         a few milliseconds apart) a card is timed like a slap: by the tap of its landing, the one audio onset
         between the frame before it showed and the frame that showed it; cards landing together take their taps
         in order. Without a tap a race card keeps its frame's time, uncertain by a frame (TM-3 then says whether
         the race can be ordered). Elsewhere: the frame's time, as EVENTS.md dates a card."""
-        if self.game not in AUDIO_TIMED_CARDS:
-            return [(c.t, 0.0, None) for c in cards]
+        if self.game not in AUDIO_TIMED_CARDS or not landed:
+            return [(c.t, 0.0, None) for c in landed]
+        cards = list(landed)
         frame = 1.0 / self.fps
         times = [o.t for o in self.onsets]
         reach = 3 * frame  # a card's first clear look may come a frame or two after it landed (a hand, a race)
-        lo = bisect.bisect_left(times, cards[0].t - reach) if cards else 0
-        hi = bisect.bisect_right(times, cards[-1].t + 0.005) if cards else 0
+        # a card carried face up over the pile shows there before it lands: its tap may come up to the look that
+        # confirmed it
+        lo = bisect.bisect_left(times, cards[0].t - reach)
+        hi = bisect.bisect_right(times, max(c.t_confirmed for c in cards) + 0.005)
         free = [i for i in range(lo, hi) if i not in self._used_onsets]
         out: list[tuple[float, float, str | None]] = []
-        if len(cards) > 1 and len(free) >= len(cards):  # a race: the taps in order, the earliest first
-            picks = free[:len(cards)]
-        else:
-            picks = []
-            for c in cards:  # the latest free tap before the card showed
-                near = [i for i in free if c.t - reach <= times[i] <= c.t + 0.005 and i not in picks]
-                picks.append(near[-1] if near else -1)
-        for c, pick in zip(cards, picks, strict=True):
+        picks: list[int] = []
+        after = -float("inf")
+        race = [i for i in free if cards[0].t - reach <= times[i] <= cards[-1].t + 0.001]
+        if len(cards) > 1 and race:  # cards that landed together take the last taps before they showed, in order
+            race = race[-len(cards):]
+            for k in range(len(cards)):
+                picks.append(race[k] if k < len(race) else -1)
+            cards = []
+        for c in cards:  # one card
+            # a card lands before the frame that first shows it: the latest free tap before then; else (a card
+            # carried face up over the pile showed early) the first one after, up to the look that confirmed it
+            before = [i for i in free if c.t - reach <= times[i] <= c.t + 0.001 and times[i] > after]
+            later = [i for i in free if c.t + 0.001 < times[i] <= c.t_confirmed + 0.005 and times[i] > after]
+            pick = before[-1] if before else (later[0] if later else -1)
+            picks.append(pick)
+            if pick >= 0:
+                after = times[pick]
+        for c, pick in zip(landed, picks, strict=True):
             if pick < 0:  # it landed after the look before the one that showed it: half a frame either way
                 out.append((c.t - frame / 2, frame / 2, None))
                 continue
@@ -207,10 +239,21 @@ class TableWatcher:
             arrivals = fuse_audio(arrivals, self.onsets, used=self._used_onsets)
         for s in arrivals:
             self.slapper_found.append(s)
+            if self.game == "spit" and not self._a_layout_is_clear():
+                self.dealing.append(s)  # ST-5: piles are slapped only when a layout is clear; this hand played
+                continue
             evidence = {"frame": s.frame, "t_video": round(s.t_video, 4), "source": s.source}
             ev = Event(t=round(s.t, 4), type="slap", zone=s.zone, player=s.player, t_err=round(s.t_err, 4),
                        evidence=evidence)
             heapq.heappush(self._pending, (s.t, next(self._seq), ev, s))
+
+    def _a_layout_is_clear(self) -> bool:
+        """Spit: some player's five columns show no card (their layout is played out: the round is over)."""
+        for p in self.layout.players:
+            cols = [tr for tr in self.trackers if tr.zone.name.startswith(f"col:{p}:")]
+            if cols and all(tr.top is None for tr in cols):
+                return True
+        return False
 
     def _release(self, now: float) -> list[Event]:
         out: list[Event] = []

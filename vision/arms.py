@@ -1,0 +1,93 @@
+"""Who laid a card: the seat whose arm is over the table between the card and that seat as the card lands.
+
+Where a card can land anywhere along a zone (a Pai Jie suit row runs across the table), a fixed corridor per
+zone (``vision.slaps``) misses the hand. Here the whole table is watched at quarter size against a background
+that learns only what stays still for ``absorb_s`` (a hand never does; a card laid down does, after a while).
+When a card is confirmed, for each player a strip is sampled from the card's near edge towards that player's
+shoulder (``reach_mm`` long, ``width_mm`` wide); the hand that laid the card holds its near edge, its arm runs
+back along that strip, so the player whose strip is most covered at the landing (a hand coming in or going back
+sweeps across, and counts against itself, as in :meth:`vision.slaps.SlapDetector.arm_on`) laid it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout
+from vision.slaps import _px_per_mm
+
+SCALE = 0.25
+
+
+class ArmFinder:
+    """Feed every frame to :meth:`update`; ask :meth:`who` for a card's box and landing time."""
+
+    def __init__(self, layout: Layout, fps: float, absorb_s: float = 2.0, keep_s: float = 1.0,
+                 reach_mm: float = 180.0, width_mm: float = 70.0, threshold: float = 28.0,
+                 shoulder_mm: float = 400.0) -> None:
+        self.layout, self.fps = layout, fps
+        self.absorb = max(2, int(round(absorb_s * fps)))
+        self.threshold = threshold
+        self.reach_mm, self.width_mm = reach_mm, width_mm
+        self.masks: deque = deque(maxlen=max(4, int(keep_s * fps)))  # (t, foreground mask at quarter size)
+        self.bg: np.ndarray | None = None
+        self.prev: np.ndarray | None = None
+        self.still: np.ndarray | None = None
+        middle = np.mean([z.polygon.mean(0) for z in layout.zones.values()], axis=0)
+        self.centre = middle
+        self.ppm = _px_per_mm(layout, middle) or 1.0
+        self.shoulders: dict[str, np.ndarray] = {}
+        for p in layout.players:
+            seat = layout.seats[p].reshape(-1, 2).mean(0)
+            away = (seat - middle) / (np.linalg.norm(seat - middle) + 1e-9)
+            self.shoulders[p] = seat + away * shoulder_mm * self.ppm
+
+    def update(self, t: float, frame: np.ndarray) -> None:
+        H, W = frame.shape[:2]
+        small = cv2.resize(frame, (int(W * SCALE), int(H * SCALE)), interpolation=cv2.INTER_AREA).astype(np.int16)
+        if self.bg is None:
+            self.bg, self.prev = small.copy(), small
+            self.still = np.zeros(small.shape[:2], np.int32)
+        moving = np.abs(small - self.prev).max(axis=2) > 12
+        self.still = np.where(moving, 0, self.still + 1)
+        learn = self.still >= self.absorb
+        self.bg[learn] = small[learn]
+        self.prev = small
+        self.masks.append((t, np.abs(small - self.bg).max(axis=2) > self.threshold))
+
+    def _strip(self, box: tuple[float, float, float, float], player: str) -> tuple[np.ndarray, np.ndarray]:
+        c = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+        u = self.shoulders[player] - c
+        u = u / (np.linalg.norm(u) + 1e-9)
+        n = np.array([-u[1], u[0]])
+        half = 0.5 * float(np.hypot(box[2] - box[0], box[3] - box[1]))  # past the card's own edge
+        along = np.linspace(half, half + self.reach_mm * self.ppm, 12)
+        across = np.linspace(-self.width_mm / 2, self.width_mm / 2, 5) * self.ppm
+        pts = c + along[:, None, None] * u + across[None, :, None] * n
+        pts = (pts.reshape(-1, 2) * SCALE).round().astype(int)
+        return pts[:, 0], pts[:, 1]
+
+    def who(self, box: tuple[float, float, float, float], t0: float, t1: float, min_cover: float = 0.25
+            ) -> str | None:
+        """The player whose strip from ``box`` was most covered between ``t0`` and ``t1``; None if none was, or
+        two were about equally."""
+        looks = [m for t, m in self.masks if t0 <= t <= t1]
+        if not looks:
+            return None
+        h, w = looks[0].shape
+        best: list[tuple[float, str]] = []
+        for p in self.shoulders:
+            xs, ys = self._strip(box, p)
+            ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+            if not ok.any():
+                best.append((0.0, p))
+                continue
+            cover = [float(m[ys[ok], xs[ok]].mean()) for m in looks]
+            best.append((float(np.mean(cover)) - abs(cover[-1] - cover[0]), p))
+        best.sort(reverse=True)
+        if best[0][0] < min_cover or (len(best) > 1 and best[1][0] >= best[0][0] - 0.05):
+            return None
+        return best[0][1]
