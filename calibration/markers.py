@@ -290,6 +290,8 @@ def table_layout(game: str, players: Sequence[str], table_mm: tuple[float, float
         top = h / 2 - (4 * row_h + 3 * gap) / 2
         for k, name in enumerate(SUITS_ROWS):  # S farthest from the first player, C nearest
             zones[name] = _rect(np.array([w / 2, top + row_h / 2 + k * (row_h + gap)]), x_axis, (row_w, row_h))
+        if top >= 60.0:  # the jokers' place (EVENTS.md: jokers on ``center``), beyond the spade row
+            zones["center"] = _rect(np.array([w / 2, top / 2]), x_axis, (130.0, min(90.0, top - 6.0)))
     for name, poly in zones.items():
         if poly.min() < 0 or np.any(poly.max(axis=0) > [w, h]):
             raise LayoutError(f"table {w:g}x{h:g} mm is too small for the default {game} layout: zone {name!r} "

@@ -280,13 +280,15 @@ class _Planner:
         return self.players[0]
 
     # -- hands
-    def deal_motion(self, p: str, t: float, start: np.ndarray, xy: np.ndarray, carry: str = "back") -> None:
-        """A hand carries a card from ``start`` and lays it at ``xy`` at ``t``: the fingers hold its near edge,
-        about 9 cm past the palm, so the card shows whole as it lands."""
+    def deal_motion(self, p: str, t: float, start: np.ndarray, xy: np.ndarray, carry: str = "back",
+                    t_start: float | None = None) -> None:
+        """A hand carries a card from ``start`` (from ``t_start``, default ``DEAL_S`` before) and lays it at ``xy``
+        at ``t``: the fingers hold its near edge, about 9 cm past the palm, so the card shows whole as it lands."""
         f = self.fwd[p]
         release = xy - f * (CARD_H / 2 + GRIP_CM)
         back = self.seat[p] - f * 6.0
-        self.sc.motions.append(Motion(p, "deal", [(t - DEAL_S, start - f * 2.0), (t, release), (t + RETRACT_S, back)],
+        t0 = t - DEAL_S if t_start is None else t_start
+        self.sc.motions.append(Motion(p, "deal", [(t0, start - f * 2.0), (t, release), (t + RETRACT_S, back)],
                                       ["inout", "in"], self.next_seed(), carry_until=t, seat=self.shoulder[p],
                                       carry=carry))
 
@@ -317,6 +319,8 @@ class _Planner:
         timeline.sort(key=lambda x: x[:3])
         # the Spit deal needs the referee's state as each card lands (the columns' face-down cards)
         self.referee = new_referee(sc.header)
+        filmed = {"card": self.card, "slap": self.slap, "take": self.take, "remove": self.remove,
+                  "facedown": self.facedown, "reveal": self.reveal}  # what a camera sees move on the table
         first_deal = True
         prev = None
         for t, _, _, item in timeline:
@@ -339,18 +343,9 @@ class _Planner:
                 first_deal = False
             prev = ev.source if ev.type == "card" else ev.type
             self.referee.push(ev)
-            if ev.type == "card" and ev.zone in sc.piles:
-                self.card(ev)
-            elif ev.type == "slap" and ev.zone in sc.piles:
-                self.slap(ev)
-            elif ev.type == "take" and ev.zone in sc.piles:
-                self.take(ev)
-            elif ev.type == "remove" and ev.zone in sc.piles:
-                self.remove(ev)
-            elif ev.type == "facedown" and ev.zone in sc.piles:
-                self.facedown(ev)
-            elif ev.type == "reveal" and ev.zone in sc.piles:
-                self.reveal(ev)
+            film = filmed.get(ev.type)
+            if film is not None and ev.zone in sc.piles:
+                film(ev)
 
     def piles_won(self, outs: list[dict]) -> list[tuple[float, str, str | None]]:
         """(time, zone, who) of every pile the verdicts give away (not always logged as takes)."""
@@ -381,9 +376,13 @@ class _Planner:
         xy, angle = self.spot(z, code, p)
         start = sc.stacks[p]
         carry = "back"
+        t_start = None
         src = self.where(code)
         if src is not None and src != z:  # a face-up card moved (a Spit column top played or shifted)
-            lifted = self.lift(ev.t - DEAL_S, src, code)
+            # not picked up before it has lain there a moment (a card just turned up and played at once)
+            shown = max((c.t for c in self.on[src] if c.code == code), default=-1e9)
+            t_start = min(ev.t - 0.12, max(ev.t - DEAL_S, shown + 0.3))
+            lifted = self.lift(t_start, src, code)
             if lifted is not None:
                 start, carry = lifted.xy + self.fwd[p] * (CARD_H / 2 + GRIP_CM), code
                 if src.startswith("col:"):
@@ -402,7 +401,7 @@ class _Planner:
                                                    angle + float(self.rng.normal(0, 2)), ev.t - 0.05))
         self.land(ev.t, z, PileCard(code, xy, angle, ev.t))
         self.last_player[code] = p
-        self.deal_motion(p, ev.t, start, xy, carry)
+        self.deal_motion(p, ev.t, start, xy, carry, t_start)
 
     def down_after(self, zone: str) -> int:
         return int(getattr(self.referee, "down", {}).get(zone, 0))
@@ -669,6 +668,8 @@ class TruthReader:
                          [(t, 2, k, ("land", z, c)) for k, (t, z, c) in enumerate(script.landings)],
                          key=lambda x: x[:3])
         self._changes = [(t, what) for t, _, _, what in changes]
+        self._visible_at: tuple[float, list[PileCard]] | None = None
+        self._boxes_at: tuple[float, list[tuple[float, float, float, float]]] | None = None
 
     def seek(self, t: float) -> None:
         self.t = t
@@ -691,11 +692,22 @@ class TruthReader:
                 on[zone].append(card)
         return on
 
+    def _frame_box(self, c: PileCard) -> tuple[float, float, float, float]:
+        q = self.sc.cam.to_image(self._corners(c))
+        return float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())
+
     def _corners(self, c: PileCard) -> np.ndarray:
         return UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(c.angle).T + c.xy
 
     def visible(self, t: float) -> list[PileCard]:
-        """The cards that show at ``t``."""
+        """The cards that show at ``t`` (the watcher asks once per crop: the table is worked out once a frame)."""
+        if self._visible_at is not None and self._visible_at[0] == t:
+            return self._visible_at[1]
+        out = self._visible(t)
+        self._visible_at = (t, out)
+        return out
+
+    def _visible(self, t: float) -> list[PileCard]:
         on = self.table(t)
         palms = [m.at(t) for m in self.sc.motions if m.kind in ("slap", "take") and m.t0 <= t <= m.t1]
         out = []
@@ -717,9 +729,11 @@ class TruthReader:
             self.inner(image)
         x0, y0, x1, y1 = self.crop if self.crop is not None else (0, 0, *self.sc.cam.size)
         boxes, names = [], []
-        for c in self.visible(self.t):
-            q = self.sc.cam.to_image(self._corners(c)) - (x0, y0)
-            b = [q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()]
+        shown = self.visible(self.t)
+        if self._boxes_at is None or self._boxes_at[0] != self.t:
+            self._boxes_at = (self.t, [self._frame_box(c) for c in shown])
+        for c, fb in zip(shown, self._boxes_at[1], strict=True):
+            b = [fb[0] - x0, fb[1] - y0, fb[2] - x0, fb[3] - y0]
             cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
             if 0 <= cx < x1 - x0 and 0 <= cy < y1 - y0:
                 boxes.append(b)

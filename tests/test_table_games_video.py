@@ -16,9 +16,10 @@ from tablecam.audit import AuditResult, audit
 from tablecam.cli import truth_agreement
 
 CASES = {  # game -> (players, seed, seconds)
-    "speed": (2, 1, 20.0),
-    "cheat": (3, 2, 20.0),
-    "paijie": (3, 1, 20.0),
+    "speed": (2, 1, 20.0),  # two races on one pile (9 ms and 42 ms apart), two cards taken back, side flips
+    "spit": (2, 2, 20.0),  # the deal over face-down columns, cards turned up and moved, an illegal card taken back
+    "cheat": (3, 2, 20.0),  # 16 batches of 1-2 cards, doubts, two reveals
+    "paijie": (3, 2, 20.0),  # plays along the rows by three players, a joker on the centre and taken back
 }
 
 
@@ -49,17 +50,20 @@ def test_every_card_on_the_table_is_seen_once_on_its_zone(audited: tuple[str, Re
                    key=lambda x: x[2])
     seen = [(d["zone"], d["card"], d["t"], d.get("t_err", 0.0)) for d in logged(res, "card")]
     assert sorted((z, c) for z, c, _, _ in seen) == sorted((z, c) for z, c, _ in truth)
+    # a hand reaching across may hide a card for a frame or two as it lands (the Spit deal, 0.1 s a card; Pai Jie's
+    # rows): there the order of the cards, not their milliseconds, is what the rules judge
     for (z, c, t_seen, t_err), (_, _, t_true) in zip(sorted(seen, key=lambda x: (x[0], x[1], x[2])),
                                                      sorted(truth, key=lambda x: (x[0], x[1], x[2])), strict=True):
-        lo = t_seen - (t_err or 1 / 30) - 0.003
+        late = 0.1 if game == "paijie" or z.startswith("col:") else 0.0
+        lo = t_seen - (t_err or 1 / 30) - 0.003 - late
         assert lo <= t_true <= t_seen + t_err + 0.003, (game, z, c, t_seen, t_err, t_true)
 
 
 def test_who_laid_each_card_is_the_arm_that_laid_it(audited: tuple[str, RenderedGame, AuditResult]) -> None:
     """SP-8 (a Speed play names its player), PJ-15 (a Pai Jie play is one player's): the seat the arm comes from."""
     game, g, res = audited
-    if game == "cheat":
-        pytest.skip("Cheat's batches are whoever's turn it is (CH-1)")
+    if game in ("cheat", "spit"):
+        pytest.skip("Cheat's batches are whoever's turn it is (CH-1); a Spit card names its owner (its column)")
     truth = {e.card: e.player for e in g.script.events if e.type == "card" and e.player}
     seen = {d["card"]: d.get("player") for d in logged(res, "card")}
     assert {c: seen.get(c) for c in truth} == truth

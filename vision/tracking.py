@@ -100,6 +100,8 @@ class PileTracker:
     _missing_since: tuple[float, int] | None = None
     removed: list = field(default_factory=list)  # RemoveSeen, for the caller to collect
     races: bool = False  # two new cards at two places may be confirmed together (Speed and Spit races)
+    emptied_is_removal: bool = False  # a zone seen empty lost its card into a hand (``remove``), not to a take
+    _empty_since: tuple[float, int] | None = None
     also: list = field(default_factory=list)  # cards confirmed with (and under) the one update returned
     _recent_all: deque = field(default_factory=deque)  # every new card of each recent run
     _first_look: dict = field(default_factory=dict)  # new card -> the time of the first look that saw it
@@ -149,12 +151,18 @@ class PileTracker:
         hands = bool(np.any(dets.class_name == "hand")) if len(dets) else False
         if not inside and not hands:
             self._empty_runs += 1
+            if self._empty_since is None:
+                self._empty_since = (t, index)
             if self._empty_runs >= 2:  # seen empty twice with nothing over it: the pile was taken
+                if self.emptied_is_removal and self.top is not None:  # (Pai Jie: its one card went to a hand)
+                    self.removed.append(RemoveSeen(self._empty_since[0], self.zone.name, self.top,
+                                                   self._empty_since[1]))
                 self.history.clear()
                 self.top = None
                 self.stack = []
         else:
             self._empty_runs = 0
+            self._empty_since = None
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
             zx0, zy0 = self.zone.polygon.min(0)
             zx1, zy1 = self.zone.polygon.max(0)

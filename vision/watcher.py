@@ -43,8 +43,9 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
         return ["left", "right"], []
     if game == "spit":  # a round ends with a slap on the pile each player chooses (ST-5)
         return ["left", "right"] + sorted(z for z in layout.zones if z.startswith("col:")), ["left", "right"]
-    if game == "paijie":
-        return sorted((z for z in layout.zones if z.startswith("row:")), key=lambda z: "SHDC".index(z[-1])), []
+    if game == "paijie":  # the suit rows, and the jokers' place when the layout has one
+        rows = sorted((z for z in layout.zones if z.startswith("row:")), key=lambda z: "SHDC".index(z[-1]))
+        return rows + [z for z in ("center",) if z in layout.zones], []
     if game == "cheat":
         return [], []  # the centre holds face-down batches: vision.batches watches it
     raise ValueError(f"no vision for {game!r}")
@@ -90,7 +91,7 @@ class TableWatcher:
         self.trackers: list[PileTracker] = [
             PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], size, min_side=side), every=self.every,
                         min_conf=self.min_conf, removals=removals and not z.startswith("col:"),
-                        races=self.game in ("speed", "spit"))
+                        races=self.game in ("speed", "spit"), emptied_is_removal=self.game == "paijie")
             for z in card_zones]
         if self.game == "cheat":
             zone = self.layout.zones["center"]
@@ -186,8 +187,8 @@ class TableWatcher:
         between the frame before it showed and the frame that showed it; cards landing together take their taps
         in order. Without a tap a race card keeps its frame's time, uncertain by a frame (TM-3 then says whether
         the race can be ordered). Elsewhere: the frame's time, as EVENTS.md dates a card."""
-        if self.game not in AUDIO_TIMED_CARDS or not landed:
-            return [(c.t, 0.0, None) for c in landed]
+        if self.game not in AUDIO_TIMED_CARDS or not landed or landed[0].zone not in ("left", "right"):
+            return [(c.t, 0.0, None) for c in landed]  # (a column does not race; the deal's taps come thick)
         cards = list(landed)
         frame = 1.0 / self.fps
         times = [o.t for o in self.onsets]
@@ -210,7 +211,8 @@ class TableWatcher:
             # a card lands before the frame that first shows it: the latest free tap before then; else (a card
             # carried face up over the pile showed early) the first one after, up to the look that confirmed it
             before = [i for i in free if c.t - reach <= times[i] <= c.t + 0.001 and times[i] > after]
-            later = [i for i in free if c.t + 0.001 < times[i] <= c.t_confirmed + 0.005 and times[i] > after]
+            later = [i for i in free if c.t + 0.001 < times[i] <= c.t_confirmed + 0.005 and times[i] > after
+                     and c.zone in ("left", "right")]  # (only a card carried to a centre pile flies face up)
             pick = before[-1] if before else (later[0] if later else -1)
             picks.append(pick)
             if pick >= 0:
