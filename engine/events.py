@@ -225,17 +225,23 @@ def parse_event(obj: dict[str, Any], line: int | None = None) -> Event:
                  None if conf is None else float(conf), get("evidence"), extra, line)
 
 
-def parse_line(text: str, line: int | None = None) -> GameHeader | Event | None:
-    """Parse one log line. Returns None for blank lines and for the referee's own output lines
-    (``verdict``, ``anomaly``), which replay derives afresh. Raises :class:`LogFormatError`."""
-    if not text.strip():
-        return None
+def json_object(text: str) -> dict[str, Any]:
+    """One line's JSON object. Raises :class:`LogFormatError` saying why it is not one."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise LogFormatError(f"not JSON ({e.msg} at column {e.colno})") from None
     if not isinstance(obj, dict):
         raise LogFormatError("a log line must be a JSON object")
+    return obj
+
+
+def parse_line(text: str, line: int | None = None) -> GameHeader | Event | None:
+    """Parse one log line. Returns None for blank lines and for the referee's own output lines
+    (``verdict``, ``anomaly``), which replay derives afresh. Raises :class:`LogFormatError`."""
+    if not text.strip():
+        return None
+    obj = json_object(text)
     kind = obj.get("type")
     if kind == "game":
         return parse_header(obj)

@@ -12,14 +12,13 @@ refused with the reason, and the game goes on.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
-from engine.events import HEARD_TYPES, Event, GameHeader, LogFormatError, parse_event
+from engine.events import HEARD_TYPES, Event, GameHeader, LogFormatError, json_object, parse_event
 from tablecam.gamelog import open_log, read_lines
 
 
@@ -62,15 +61,10 @@ def parse_typed(text: str, t: float, players: Sequence[str]) -> Event | None:
         return None
     if text.startswith("{"):
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise SaidError(f"not JSON ({e.msg})") from None
-        if not isinstance(obj, dict):
-            raise SaidError("a JSON line must be an object")
-        obj.setdefault("t", round(t, 4))
-        if obj.get("type") not in HEARD_TYPES:
-            raise SaidError(f"only {', '.join(HEARD_TYPES)} can be typed; the camera sees the rest")
-        try:
+            obj = json_object(text)
+            obj.setdefault("t", round(t, 4))
+            if obj.get("type") not in HEARD_TYPES:
+                raise SaidError(f"only {', '.join(HEARD_TYPES)} can be typed; the camera sees the rest")
             return parse_event(obj)
         except LogFormatError as e:
             raise SaidError(str(e)) from None

@@ -149,6 +149,7 @@ class PileTracker:
             if self.zone.contains([centre])[0]:
                 inside.append((c, n, b))
         hands = bool(np.any(dets.class_name == "hand")) if len(dets) else False
+        looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
         if not inside and not hands:
             self._empty_runs += 1
             if self._empty_since is None:
@@ -168,7 +169,6 @@ class PileTracker:
             zx1, zy1 = self.zone.polygon.max(0)
             over = any(b[0] < zx1 and b[2] > zx0 and b[1] < zy1 and b[3] > zy0
                        for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand")
-            looked = {n for _, n, _ in inside}
             self._check_removed(index, t, looked, over)
             self._check_buried(index, t, looked, over or any(n not in self.history for n in looked))
         for _, n, _ in inside:
@@ -204,8 +204,7 @@ class PileTracker:
         dated = sorted(((min(self.first_seen(tuple(float(v) for v in bx), t), looked_at.pop(nx, t)), k, cx, nx, bx)
                         for k, (cx, nx, bx) in enumerate(found)), key=lambda x: (x[0], x[1]))
         t_best = next(d[0] for d in dated if d[1] == 0)
-        dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands together; an old card peeking out
-        looked = {nx for _, nx, _ in inside}  # does not
+        dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands at once; old ones peek later
         out: list[CardSeen] = []
         if self.removals and self._missing_since is not None and self.top is not None and self.stack \
                 and dated and self._missing_since[0] < dated[0][0] - 0.12:  # (not a hand about to lay a card)

@@ -29,7 +29,7 @@ from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
 from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
-from vision.tracking import CardSeen, PileTracker, RemoveSeen, zone_crop
+from vision.tracking import CardSeen, PileTracker, zone_crop
 
 
 def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
@@ -100,8 +100,6 @@ class TableWatcher:
         watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
         self.arms = ArmFinder(self.layout, self.fps) if self.game in PLAYER_FROM_SEAT else None
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
-        self.batches: list[BatchSeen] = []
-        self.removed: list[RemoveSeen] = []
         self._pending: list[tuple[float, int, Event, Any]] = []
         self._seq = itertools.count()
         self.detections = 0
@@ -140,7 +138,6 @@ class TableWatcher:
                 continue
             seen = tr.update(index, t, d)
             for gone in tr.removed:
-                self.removed.append(gone)
                 ev = Event(t=round(gone.t, 4), type="remove", zone=gone.zone, card=gone.card,
                            evidence={"frame": gone.frame})
                 heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
@@ -211,8 +208,7 @@ class TableWatcher:
             # a card lands before the frame that first shows it: the latest free tap before then; else (a card
             # carried face up over the pile showed early) the first one after, up to the look that confirmed it
             before = [i for i in free if c.t - reach <= times[i] <= c.t + 0.001 and times[i] > after]
-            later = [i for i in free if c.t + 0.001 < times[i] <= c.t_confirmed + 0.005 and times[i] > after
-                     and c.zone in ("left", "right")]  # (only a card carried to a centre pile flies face up)
+            later = [i for i in free if c.t + 0.001 < times[i] <= c.t_confirmed + 0.005 and times[i] > after]
             pick = before[-1] if before else (later[0] if later else -1)
             picks.append(pick)
             if pick >= 0:
@@ -228,7 +224,6 @@ class TableWatcher:
     def _batch(self, seen: BatchSeen | None) -> None:
         if seen is None:
             return
-        self.batches.append(seen)
         evidence = {"frame": seen.frame, "box": [round(v, 1) for v in seen.box]}
         if seen.kind == "facedown":
             ev = Event(t=round(seen.t, 4), type="facedown", zone=seen.zone, count=seen.count, evidence=evidence)
