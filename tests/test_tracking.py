@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from calibration.layout import Zone
 from models.detector import Detections
@@ -143,3 +144,35 @@ def test_a_second_reading_of_the_same_card_is_not_a_new_card() -> None:
         if s:
             seen.append((s.card, round(s.t * 30)))
     assert seen == [("5H", 2), ("9C", 8)]
+
+
+def test_a_card_is_dated_from_the_look_that_first_read_it_though_a_hand_covers_it_by_the_confirming_look() -> None:
+    """EVENTS.md ``card``: a slap arriving over a new card between the two looks that confirm it must not make the
+    card look newer (SN-5: a slap 30 ms after the card showed was taken for the hand that laid it)."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, retry=3)
+    box = (160.0, 150.0, 240.0, 260.0)
+    seen = []
+    for i in range(8):
+        img = frame_with(card=i >= 3)
+        if i >= 5:  # a hand comes over the lower half of the card from frame 5 on
+            img[200:300, 120:330] = (120, 150, 200)
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, dets(("7H", 0.9, box)) if i in (4, 6) else dets())
+        if s:
+            seen.append(s)
+    assert [s.card for s in seen] == ["7H"] and seen[0].frame == 6
+    assert abs(seen[0].t - 3 / 30) < 1e-9  # first read in frame 4, and it looked so from frame 3
+
+
+def test_a_card_that_lands_elsewhere_left_its_pile_first() -> None:
+    """SP-8: one card lies in one place; a card on one pile that shows on another was taken back from the first
+    (perhaps from under a later card, where no look saw it go)."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True)
+    under, top = ("9S", 0.9, (150.0, 150.0, 230.0, 260.0)), ("4H", 0.9, (160.0, 150.0, 240.0, 260.0))
+    for i, d in enumerate([dets(under)] * 3 + [dets(under, top)] * 3):
+        tr.remember(i, i / 30, frame_with(card=i >= 3))
+        tr.update(i, i / 30, d)
+    assert tr.top == "4H"
+    assert tr.moved_away("4H") == pytest.approx(5 / 30)  # last seen here
+    assert tr.top == "9S" and "4H" not in tr.stack and "4H" not in tr.history
+    assert tr.moved_away("4H") is None and tr.moved_away("QS") is None  # not (or no longer) here

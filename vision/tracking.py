@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -57,6 +58,17 @@ def zone_crop(zone: Zone, frame_size: tuple[int, int], min_side: int = 320, marg
     ax = int(round(np.clip(cx - side / 2, 0, W - side)))
     ay = int(round(np.clip(cy - side / 2, 0, H - side)))
     return ax, ay, ax + int(side), ay + int(side)
+
+
+def _middle(box: Any) -> tuple[float, float, float, float]:
+    """The middle of a card's box (60 % of each side): what shows of the card itself, whatever its turn."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    w, h = x1 - x0, y1 - y0
+    return x0 + 0.2 * w, y0 + 0.2 * h, x1 - 0.2 * w, y1 - 0.2 * h
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    return bool(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
 
 
 @dataclass(frozen=True)
@@ -174,8 +186,10 @@ class PileTracker:
         for _, n, _ in inside:
             self._last_seen[n] = t
         new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
-        for _, n, _ in new:
-            self._first_look.setdefault(n, t)
+        hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
+        for _, n, b in new:  # a look with a hand over the card's middle is no clean view of it to date it by
+            if n not in self._first_look and not any(_overlap(_middle(b), h) for h in hand_boxes):
+                self._first_look[n] = t
         self._first_look = {k: v for k, v in self._first_look.items() if v >= t - 1.5}
         best = max(new, key=lambda x: x[0]) if new else None
         self._recent.append(best[1] if best else None)
@@ -198,10 +212,10 @@ class PileTracker:
             found += [(c2, n2, b2) for c2, n2, b2 in new if n2 != n
                       and sum(n2 in r for r in self._recent_all) >= self.confirm]
         self._recent_all.clear()
-        # when a card's middle shows as it does now; a card covered a frame later by another (a race) was
-        # already seen by an earlier look
-        looked_at = self._first_look if self.races else {}
-        dated = sorted(((min(self.first_seen(tuple(float(v) for v in bx), t), looked_at.pop(nx, t)), k, cx, nx, bx)
+        # since when a card's middle has shown as it did in the first look that read it: by the look that confirms
+        # it a hand may be coming over it (a slap), and a card covered a frame later by another (a race) was
+        # read by an earlier look
+        dated = sorted(((self.first_seen(tuple(float(v) for v in bx), self._first_look.pop(nx, t)), k, cx, nx, bx)
                         for k, (cx, nx, bx) in enumerate(found)), key=lambda x: (x[0], x[1]))
         t_best = next(d[0] for d in dated if d[1] == 0)
         dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands at once; old ones peek later
@@ -272,6 +286,20 @@ class PileTracker:
         self._top_t = t0
         self._missing, self._missing_since = 0, None
 
+    def moved_away(self, code: str) -> float | None:
+        """``code`` has just landed somewhere else: one card lies in one place, so it left this pile (taken back,
+        perhaps from under a later card where no look saw it). Returns when it was last seen here (None: it was
+        not on this pile)."""
+        if code not in self.stack:
+            return None
+        self.stack.remove(code)
+        self.history.discard(code)
+        self._peeking.discard(code)
+        self._gone.pop(code, None)
+        if self.top == code:
+            self.top = self.stack[-1] if self.stack else None
+        return max(self._last_seen.get(code, -float("inf")), self._seen_at.get(code, -float("inf")))
+
     def _forgotten(self, code: str, t: float) -> bool:
         """A card confirmed here before may come back (the pile was taken and its cards played again) once it has
         not been seen for ``forget_s`` and newer cards have topped it since: a buried card peeking out between
@@ -289,22 +317,22 @@ class PileTracker:
         if self.top in gone:
             self.top = None
 
-    def first_seen(self, box: tuple[float, float, float, float], t_now: float) -> float:
-        """The earliest kept frame from which the card's area (the middle of its box) looked as it does now."""
-        if not self._frames:
-            return t_now
+    def first_seen(self, box: tuple[float, float, float, float], t_ref: float) -> float:
+        """The earliest kept frame from which the card's area (the middle of its box) looked as it did at ``t_ref``
+        (a look that read the card with no hand over it); ``t_ref`` itself when no kept frame is that old."""
+        frames = [f for f in self._frames if f[1] <= t_ref + 1e-9]
+        if not frames:  # read before the oldest kept frame
+            return t_ref
         x0, y0 = self.crop[0], self.crop[1]
-        bx0, by0, bx1, by1 = box
-        w, h = bx1 - bx0, by1 - by0
-        sx0, sx1 = int(bx0 + 0.2 * w - x0), int(bx1 - 0.2 * w - x0)
-        sy0, sy1 = int(by0 + 0.2 * h - y0), int(by1 - 0.2 * h - y0)
-        _, t_last, ref = self._frames[-1]
-        ref = ref[max(0, sy0):sy1, max(0, sx0):sx1].astype(np.int16)
+        mx0, my0, mx1, my1 = _middle(box)
+        sx0, sx1, sy0, sy1 = max(0, int(mx0 - x0)), int(mx1 - x0), max(0, int(my0 - y0)), int(my1 - y0)
+        _, t_last, ref = frames[-1]
+        ref = ref[sy0:sy1, sx0:sx1].astype(np.int16)
         if ref.size == 0:
-            return t_now
+            return t_last
         first = t_last
-        for _, t, grey in reversed(self._frames):
-            patch = grey[max(0, sy0):sy1, max(0, sx0):sx1].astype(np.int16)
+        for _, t, grey in reversed(frames):
+            patch = grey[sy0:sy1, sx0:sx1].astype(np.int16)
             if float((np.abs(patch - ref) < 24).mean()) < 0.8:
                 break
             first = t

@@ -29,7 +29,7 @@ from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
 from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
-from vision.tracking import CardSeen, PileTracker, zone_crop
+from vision.tracking import CardSeen, PileTracker, RemoveSeen, zone_crop
 
 
 def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
@@ -51,6 +51,8 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
     raise ValueError(f"no vision for {game!r}")
 
 
+#: games whose cards go from a centre pile back to a hand or a column and may be played again (SP-8, ST-7)
+CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
 #: games whose cards race for one pile (SP-9, TM-3): their landings are timed by their taps on the table
 AUDIO_TIMED_CARDS = ("speed", "spit")
 #: games whose cards land anywhere along a long zone (a suit row): the arm is found from the card to each seat
@@ -106,6 +108,7 @@ class TableWatcher:
         self._used_onsets: set[int] = set()
         self._seek = getattr(self.detector, "seek", None)
         self._laid: dict[str, tuple[float, str]] = {}  # zone -> (time, player) of the last card laid there
+        self._released_t = -float("inf")  # the latest time released: nothing found later may be dated before it
         self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
 
     def _ready_at(self, ev: Event) -> float:
@@ -143,6 +146,8 @@ class TableWatcher:
                 heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
             tr.removed.clear()
             landed = [*tr.also, *([seen] if seen is not None else [])]
+            if self.game in CARDS_MOVE_BETWEEN_PILES:
+                self._moved(tr, landed)
             racing: list[str] = []
             if self.game in PLAYER_FROM_ARM and len(landed) > 1:  # cards landed together: the hands, in order
                 racing = self.slapper.arrivals_on(landed[0].zone, landed[0].t - 0.5, landed[-1].t + 0.04)
@@ -177,6 +182,24 @@ class TableWatcher:
                 heapq.heappush(self._pending, (t_card, next(self._seq), ev, card))
             tr.also.clear()
         return self._release(t)
+
+    def _moved(self, tr: PileTracker, landed: list[CardSeen]) -> None:
+        """A card that lands here while another pile still holds it left that pile first (a card taken back and
+        played again, or put back on its Spit column): its ``remove`` there, though no look saw it go."""
+        for card in landed:
+            for other in self.trackers:
+                if other is tr or not isinstance(other, PileTracker) or not other.removals:
+                    continue
+                last = other.moved_away(card.card)
+                if last is None:
+                    continue
+                # when it went is not seen: as soon as it was not seen there (an illegal card is taken back at
+                # once, SP-8), and before it landed here
+                t_gone = min(card.t - 0.01, max(last + 1.0 / self.fps, self._released_t))
+                gone = RemoveSeen(t_gone, other.zone.name, card.card, card.frame)
+                ev = Event(t=round(gone.t, 4), type="remove", zone=gone.zone, card=gone.card,
+                           evidence={"frame": gone.frame, "seen_again": card.zone})
+                heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
 
     def _card_times(self, landed: list[CardSeen]) -> list[tuple[float, float, str | None]]:
         """(t, t_err, source) for cards confirmed together. In the race games (Speed, Spit: two cards on one pile
@@ -256,6 +279,7 @@ class TableWatcher:
         out: list[Event] = []
         while self._pending and self._ready_at(self._pending[0][2]) <= now:
             _, _, ev, seen = heapq.heappop(self._pending)
+            self._released_t = max(self._released_t, ev.t)
             if ev.type == "slap":
                 if not drop_dealing([seen], [(c.t, c.zone) for c in self.cards]):
                     self.dealing.append(seen)  # the hand that laid a card, not a slap

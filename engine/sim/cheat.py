@@ -20,6 +20,8 @@ from engine.race import Entry, order
 from engine.referee import resolve_variants
 
 QUIET_AFTER = 1200  # turns; a safety net, typical games end long before
+#: seconds the cards turned up after a doubt lie there before the pile is gathered (without logged takes)
+REVEAL_LOOK_S = 0.8
 
 
 def simulate(header: GameHeader, rng: random.Random) -> list[Event]:
@@ -124,7 +126,8 @@ def simulate(header: GameHeader, rng: random.Random) -> list[Event]:
         prev_open, after_challenge = False, True
         cur = (cur + 1) % n  # CH-5: the next player after the challenged one, next rank
         k += 1
-        now += rng.uniform(0.4, 1.5)
+        # everyone looks at the cards turned up and the loser gathers the pile before the next batch comes
+        now += rng.uniform(0.4, 1.5) + (0.0 if log_takes else REVEAL_LOOK_S)
 
 
 def _choose_batch(hand: list[str], due: str, rng: random.Random) -> list[str]:
