@@ -19,7 +19,8 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -405,6 +406,8 @@ class ReadingDetector:
     conf: float = 0.25
     merge_iou: float = 0.6
     max_faces: int = 4  # a pile crop shows its top card and a few peeking ones; reading costs ~0.5 ms a turn
+    remember: int = 48  # reads kept: a card lying still is read once, not at every look (see :meth:`_read`)
+    _memo: deque = field(default_factory=deque)  # (box, crop, probabilities) of recent reads
 
     @property
     def imgsz(self) -> int:
@@ -424,7 +427,7 @@ class ReadingDetector:
         faces = dets[is_face]
         if len(faces):
             faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)[:self.max_faces]]
-            codes, probs = self.reader.read(frame, faces.xyxy, bgr)
+            codes, probs = self._read(frame, faces.xyxy, bgr)
             code_arr = np.asarray(codes)
             keep = code_arr != "none"
             ids = np.array([READER_CLASSES.index(c) for c in code_arr[keep]], np.int64)
@@ -437,6 +440,35 @@ class ReadingDetector:
                           np.concatenate([faces.class_id, others.class_id])[order],
                           np.concatenate([faces.class_name, others.class_name])[order])
 
+
+    def _read(self, frame: np.ndarray, boxes: np.ndarray, bgr: bool) -> tuple[list[str], np.ndarray]:
+        """The reader's codes and confidences for ``boxes``; a box read before (about the same box, the same
+        pixels, within a small difference) takes that read again: the reader gives the same pixels the same answer,
+        and most cards on a table lie still from one look to the next."""
+        crops = self.reader.crops(frame, boxes, bgr)
+        p = np.zeros((len(boxes), len(self.reader.classes)), np.float32)
+        todo = []
+        for k, (box, crop) in enumerate(zip(boxes, crops, strict=True)):
+            hit = next((mp for mb, mc, mp in self._memo if float(np.abs(mb - box).max()) <= MEMO_BOX_PX
+                        and float(np.abs(mc.astype(np.int16) - crop).mean()) <= MEMO_PIXELS), None)
+            if hit is None:
+                todo.append(k)
+            else:
+                p[k] = hit
+        if todo:
+            p[todo] = self.reader.probabilities(crops[todo])
+            for k in todo:
+                self._memo.append((np.asarray(boxes[k], np.float32).copy(), crops[k].copy(), p[k].copy()))
+            while len(self._memo) > self.remember:
+                self._memo.popleft()
+        best = p.argmax(1) if len(p) else np.zeros(0, np.int64)
+        return [self.reader.classes[i] for i in best], p[np.arange(len(best)), best]
+
+
+#: a read is taken again for a box within this many pixels of one read before, whose crop differs by at most
+#: this mean grey level (0-255): codec noise on a still card, not another card or a hand coming over it
+MEMO_BOX_PX = 6.0
+MEMO_PIXELS = 6.0
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 SHIPPED_READER = WEIGHTS / "tablecam-reader.onnx"

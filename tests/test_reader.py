@@ -189,3 +189,50 @@ def test_reading_with_four_turns_does_not_depend_on_how_the_card_lies(tiny) -> N
     single = CardReader(tiny.onnx, turns=1)
     one = np.abs(single.probabilities(x) - single.probabilities(turned)).max()
     assert four < 1e-6 and four < one / 10  # a single read does depend on it (even this barely trained one)
+
+
+class _CountingReader:
+    """Stands in for the ONNX reader: says 7H for every crop, and counts the crops it was asked to read."""
+
+    classes = READER_CLASSES
+    size = READER_SIZE
+    margin = 0.08
+
+    def __init__(self) -> None:
+        self.read = 0
+
+    def crops(self, frame: np.ndarray, boxes: np.ndarray, bgr: bool = True) -> np.ndarray:
+        return np.stack([square_crop(frame, b, self.size, self.margin) for b in boxes])
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        self.read += len(crops)
+        p = np.full((len(crops), len(self.classes)), 0.1 / len(self.classes), np.float32)
+        p[:, self.classes.index("7H")] += 0.9
+        return p
+
+
+def test_a_card_lying_still_is_read_once_and_read_again_when_its_pixels_change() -> None:
+    """The reader gives the same pixels the same answer: a box read a look ago with the same pixels (codec noise
+    aside) takes that read; a card laid over it, or the box moved, is read again."""
+    from models.detector import Detections
+
+    box = np.array([[40.0, 30.0, 100.0, 120.0]], np.float32)
+
+    def detector(frame: np.ndarray, bgr: bool = True, conf: float = 0.25, clip: bool = True) -> Detections:
+        return Detections(box.copy(), np.array([0.5], np.float32), np.array([0]), np.array(["AS"]))
+
+    reader = _CountingReader()
+    rd = ReadingDetector(detector, reader)
+    rng = np.random.default_rng(0)
+    img = rng.integers(0, 255, (160, 160, 3), dtype=np.uint8)
+    first = rd(img)
+    noisy = np.clip(img.astype(np.int16) + rng.integers(-2, 3, img.shape), 0, 255).astype(np.uint8)
+    again = rd(noisy)
+    assert reader.read == 1 and list(first.class_name) == list(again.class_name) == ["7H"]
+    other = img.copy()
+    other[30:120, 40:100] = 255 - other[30:120, 40:100]  # another card there
+    rd(other)
+    assert reader.read == 2
+    box[:] += 12  # the same pixels elsewhere: not the same box
+    rd(other)
+    assert reader.read == 3

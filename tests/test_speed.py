@@ -655,3 +655,18 @@ def test_sim_is_deterministic_and_shows_only_what_a_camera_sees() -> None:
             else:
                 assert ev.player is not None
             assert not any(o.to_dict()["type"] == "anomaly" for o in ref.push(ev))
+
+
+def test_sp_9_a_tied_card_goes_back_to_the_tied_player_who_takes_it() -> None:
+    """SP-9: two cards 5 ms apart were logged with their players swapped (no camera tells whose hand laid which);
+    Bob takes the 8 back: it is Bob's from then on, and he may play it again. A player who was not in the tie
+    still cannot take it."""
+    ref, out = referee(lines=(*start("7H", "QS"), card(1.000, "left", "6H", "Bob"),
+                              card(1.005, "left", "8C", "Alice"), remove(1.5, "left", "8C", "Bob")))
+    assert rulings(out) == [("unresolved_tie", "SP-9", None, None)] and not anomalies(out)
+    assert ref.held == {"Alice": 19, "Bob": 20}
+    out = push(ref, card(2.0, "right", "8C", "Bob"))
+    assert not anomalies(out) and ref.held == {"Alice": 19, "Bob": 19}
+    other, _ = referee(lines=(*start("7H", "QS"), card(1.000, "left", "6H", "Bob"), card(1.005, "left", "8C", "Bob")))
+    assert [v.kind for v in other.advance(1.5)] == ["unresolved_tie"]
+    unchanged_anomaly(other, remove(1.005, "left", "8C", "Alice"), "SP-8")

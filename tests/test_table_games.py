@@ -14,8 +14,10 @@ from engine.events import Event, GameHeader
 from models.detector import Detections
 from models.gamevideo import FILMABLE, TruthReader, make_script, script_from_events
 from tablecam.audit import AuditError, read_said
+from vision.audio import Onset
 from vision.batches import BatchWatcher
-from vision.tracking import PileTracker
+from vision.tracking import CardSeen, PileTracker, RemoveSeen
+from vision.watcher import TableWatcher
 
 ZONE = Zone("left", np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]))
 CROP = (60, 60, 380, 380)
@@ -192,3 +194,84 @@ def test_typed_calls_are_events_at_the_moment_they_are_typed() -> None:
     assert [(e.type, e.player, e.t) for e in got] == [("call", "Bob", 7.5), ("turn", "Cy", 7.5)]
     assert len(said) == 1 and "nonsense" in said[0]
     assert calls.take() == [] and time.monotonic() > 0
+
+
+def _speed_watcher(onsets: list) -> TableWatcher:
+    sc = make_script("speed", 2, 3, 5.0)
+    return TableWatcher(sc.layout, "speed", lambda crop: Detections(), 30.0, onsets=onsets)
+
+
+def test_a_tap_after_a_card_showed_is_left_to_the_card_that_landed_then() -> None:
+    """SP-9 / TM-3: 7H showed in the look at 16.133 (its own tap was too faint to find); 9C, read on the pile
+    at 16.2 and not yet confirmed, was not there at 16.133: the tap at 16.164 is 9C's landing, not 7H's."""
+    w = _speed_watcher([Onset(16.1639, 20.0, 0.0005)])
+    left = next(tr for tr in w.trackers if tr.zone.name == "left")
+    seen = CardSeen(16.1333, "left", "7H", 0.9, 484, (548.0, 301.0, 620.0, 397.0), 16.2)
+    left._first_read = {"9C": 16.2}
+    assert w._card_times([seen]) == [pytest.approx((16.1333 - 1 / 60, 1 / 60, None))]
+    left._first_read = {}  # with no other card about, a card carried face up over the pile takes the tap after
+    assert w._card_times([seen]) == [(16.1639, 0.0005, "audio+video")]
+
+
+def test_a_card_that_raced_another_is_taken_back_by_the_hand_on_its_side() -> None:
+    """SP-9: the remove of a card that landed with another names the player whose hand took it back (the engine
+    gives it to that player); a remove of any other card names nobody (the card's owner is known)."""
+    w = _speed_watcher([])
+    w._raced.add(("right", "KC"))
+    w.slapper.arm_on = lambda zone, t0, t1, **kw: "B"
+    w._removed(RemoveSeen(3.8333, "right", "KC", 115))
+    w._removed(RemoveSeen(5.0, "right", "4S", 150))
+    lines = sorted(w._pending)
+    assert [(e.card, e.player) for _, _, e, _ in lines] == [("KC", "B"), ("4S", None)]
+
+
+class _Model:
+    """A detector of the shipped model's input size that sees nothing."""
+
+    imgsz = 224
+
+    def __call__(self, crop: np.ndarray) -> Detections:
+        return Detections()
+
+
+@pytest.mark.parametrize("game, players", [("spit", 2), ("paijie", 3)])
+def test_close_zones_share_looks_and_racing_piles_keep_their_own(game: str, players: int) -> None:
+    """Spit's ten columns and Pai Jie's four rows lie close together: one detector run covers several zones (a
+    crop at most twice the model's input a side, or no larger than a member's own), each zone in one look; the
+    centre piles, whose cards race (SP-9), are looked at alone."""
+    sc = make_script(game, players, 3, 5.0)
+    w = TableWatcher(sc.layout, game, _Model(), 30.0)
+    names = [[tr.zone.name for tr in m] for _, m in w.looks]
+    assert sorted(n for g in names for n in g) == sorted(tr.zone.name for tr in w.trackers)
+    assert len(w.looks) < len(w.trackers)
+    for crop, members in w.looks:
+        x0, y0, x1, y1 = crop
+        for tr in members:  # (a row wider than the frame is tall is cut a little at its ends, as its own crop is)
+            (zx0, zy0), (zx1, zy1) = tr.zone.polygon.min(0), tr.zone.polygon.max(0)
+            inside = (min(x1, zx1) - max(x0, zx0)) * (min(y1, zy1) - max(y0, zy0))
+            assert inside >= 0.98 * (zx1 - zx0) * (zy1 - zy0)
+        if len(members) > 1:
+            assert x1 - x0 <= max(448, *(tr.crop[2] - tr.crop[0] for tr in members))
+    if game == "spit":
+        assert ["left"] in names and ["right"] in names and len(w.looks) <= 6
+    else:
+        assert len(w.looks) == 1
+
+
+def test_a_shared_look_feeds_every_zone_in_it() -> None:
+    """Each zone of a shared look gets the look's detections (a card on the second column is that column's)."""
+    sc = make_script("spit", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "spit", _Model(), 30.0)
+    crop, members = next((c, m) for c, m in w.looks if len(m) > 1)
+    target = members[-1]
+    (zx0, zy0), (zx1, zy1) = target.zone.polygon.min(0), target.zone.polygon.max(0)
+    box = (zx0 + 2 - crop[0], zy0 + 2 - crop[1], zx1 - 2 - crop[0], zy1 - 2 - crop[1])
+
+    def detector(image: np.ndarray) -> Detections:
+        return dets(("9D", box)) if image.shape[:2] == (crop[3] - crop[1], crop[2] - crop[0]) else Detections()
+
+    w.detector = detector
+    rng = np.random.default_rng(1)
+    for i in range(12):
+        w.feed(i, i / 30, rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8))
+    assert [(c.zone, c.card) for c in w.cards] == [(target.zone.name, "9D")]

@@ -176,3 +176,36 @@ def test_a_card_that_lands_elsewhere_left_its_pile_first() -> None:
     assert tr.moved_away("4H") == pytest.approx(5 / 30)  # last seen here
     assert tr.top == "9S" and "4H" not in tr.stack and "4H" not in tr.history
     assert tr.moved_away("4H") is None and tr.moved_away("QS") is None  # not (or no longer) here
+
+
+def test_a_card_read_under_the_hand_that_laid_it_is_dated_by_that_read() -> None:
+    """EVENTS.md ``card``: the hand that laid a card goes back over it for a few frames; the look that read the
+    card under it is a bound on when it showed, though no clean frame shows it that early."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, retry=3)
+    box = (160.0, 150.0, 240.0, 260.0)
+    hand = ("hand", 0.8, (150.0, 180.0, 330.0, 300.0))  # over the card's middle
+    seen = []
+    for i in range(9):
+        img = frame_with(card=i >= 3)
+        if 3 <= i <= 5:  # the laying hand going back over the lower part of the card
+            img[200 - 20 * (i - 3):300, 120:330] = (120, 150, 200)
+        tr.remember(i, i / 30, img)
+        d = dets(("7H", 0.9, box), hand) if 3 <= i <= 5 else dets(("7H", 0.9, box)) if i >= 6 else dets()
+        s = tr.update(i, i / 30, d)
+        if s:
+            seen.append(s)
+    assert [s.card for s in seen] == ["7H"]
+    assert abs(seen[0].t - 3 / 30) < 1e-9
+
+
+def test_a_card_laid_along_a_long_row_is_a_change_to_look_at() -> None:
+    """Pai Jie: a row is long and thin; its square crop is mostly other rows. One card laid on it must still call
+    for a look (before: too small a change of the whole crop, and the card was dated late, PJ-1 turns broke)."""
+    row = Zone("row:S", np.array([[10.0, 300.0], [710.0, 300.0], [710.0, 410.0], [10.0, 410.0]]))
+    tr = PileTracker(row, zone_crop(row, (720, 720), min_side=224), every=1, retry=50)
+    img = np.full((720, 720, 3), 90, np.uint8)
+    assert tr.remember(0, 0.0, img)  # the first look
+    img2 = img.copy()
+    img2[310:400, 300:370] = 240  # one card on the row
+    assert tr.remember(1, 1 / 30, img2)
+    assert not tr.remember(2, 2 / 30, img2)  # nothing new

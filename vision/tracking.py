@@ -20,6 +20,7 @@ the pile is seen empty (it was taken).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,8 @@ from calibration.layout import Zone
 from models.detector import Detections
 
 FACE_EXCLUDE = frozenset({"back", "hand"})
+#: a card first read this long (s) or less before its clean looks date it is dated by that read
+READ_BOUND_S = 0.3
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,38 @@ class CardSeen:
     frame: int
     box: tuple[float, float, float, float]  # frame pixels
     t_confirmed: float
+
+
+def shared_looks(trackers: Sequence[PileTracker], frame_size: tuple[int, int], min_side: int, most: int,
+                 own: Sequence[str] = ()) -> list[tuple[tuple[int, int, int, int], list[PileTracker]]]:
+    """Looks shared by neighbouring zones: one detector run on a crop that holds several zones, where that crop
+    is no larger than ``most`` pixels a side (or than the largest of their own crops). Spit's columns and Pai
+    Jie's rows lie close together: looked at one by one, the same table is detected several times a frame.
+    The zones named in ``own`` keep a crop of their own (racing piles: their cards are timed to the frame)."""
+    groups: list[list[PileTracker]] = [[tr] for tr in trackers]
+
+    def group_crop(group: list[PileTracker]) -> tuple[int, int, int, int]:
+        if len(group) == 1:
+            return group[0].crop
+        pts = np.concatenate([tr.zone.polygon for tr in group])
+        return zone_crop(Zone("+".join(tr.zone.name for tr in group), pts), frame_size, min_side=min_side)
+
+    while True:
+        best: tuple[int, int, int] | None = None
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                both = groups[a] + groups[b]
+                if any(tr.zone.name in own for tr in both):
+                    continue
+                c = group_crop(both)
+                side = c[2] - c[0]
+                if side <= max(most, *(tr.crop[2] - tr.crop[0] for tr in both)) and (best is None or side < best[0]):
+                    best = (side, a, b)
+        if best is None:
+            break
+        _, a, b = best
+        groups[a] += groups.pop(b)
+    return [(group_crop(g), g) for g in groups]
 
 
 def zone_crop(zone: Zone, frame_size: tuple[int, int], min_side: int = 320, margin: float = 0.25
@@ -99,6 +134,7 @@ class PileTracker:
     _count: int = 0  # runs among the recent ones whose best new card was the current best
     _recent: deque = field(default_factory=deque)  # best new card of each recent run (None: none)
     _last_small: np.ndarray | None = None
+    _small: np.ndarray | None = None  # this frame's small crop
     _last_run: int = -10**9
     _empty_runs: int = 0
     forget_s: float = 3.0
@@ -116,14 +152,19 @@ class PileTracker:
     _empty_since: tuple[float, int] | None = None
     also: list = field(default_factory=list)  # cards confirmed with (and under) the one update returned
     _recent_all: deque = field(default_factory=deque)  # every new card of each recent run
-    _first_look: dict = field(default_factory=dict)  # new card -> the time of the first look that saw it
+    _first_look: dict = field(default_factory=dict)  # new card -> the first look that saw it with no hand over it
+    _first_read: dict = field(default_factory=dict)  # new card -> the first look that read it at all
     _peeking: set = field(default_factory=set)  # cards under the top seen since it landed
     _gone: dict = field(default_factory=dict)  # peeking card -> [since t, since frame, clear looks without it]
 
-    def small(self, frame: np.ndarray) -> np.ndarray:
+    def _watched(self, grey: np.ndarray) -> np.ndarray:
+        """The part of the crop whose change calls for a look: the crop, or for a long thin zone in its square
+        crop (a Pai Jie row), the zone's own strip: one card laid along a row changes too little of the square."""
         x0, y0, x1, y1 = self.crop
-        return cv2.resize(cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (64, 64),
-                          interpolation=cv2.INTER_AREA).astype(np.int16)
+        (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
+        if min(zx1 - zx0, zy1 - zy0) * 3 >= min(x1 - x0, y1 - y0):
+            return grey
+        return grey[max(0, int(zy0) - y0):max(1, int(zy1) - y0), max(0, int(zx0) - x0):max(1, int(zx1) - x0)]
 
     def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
         """Keep this frame's crop for tracing back; True when the crop changed enough to detect again."""
@@ -132,7 +173,8 @@ class PileTracker:
         self._frames.append((index, t, grey))
         while len(self._frames) > self.ring:
             self._frames.popleft()
-        small = cv2.resize(grey, (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
+        small = cv2.resize(self._watched(grey), (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
+        self._small = small
         if index - self._last_run < self.every:
             return False
         if self._last_small is not None and float(np.abs(small - self._last_small).mean()) < self.change \
@@ -143,13 +185,14 @@ class PileTracker:
         self._last_run = index
         return True
 
+    def looked(self, index: int) -> None:
+        """A look shared with a neighbouring zone was taken for this frame (:meth:`remember` had not asked)."""
+        self._last_small = self._small
+        self._last_run = index
+
     def unsettled(self) -> bool:
         """Something seen is waiting for more looks (a subclass's state): look again soon, not at ``retry``."""
         return False
-
-    def crop_of(self, frame: np.ndarray) -> np.ndarray:
-        x0, y0, x1, y1 = self.crop
-        return frame[y0:y1, x0:x1]
 
     def update(self, index: int, t: float, dets: Detections) -> CardSeen | None:
         """The detections of this frame's crop (already in frame pixels); returns a newly confirmed top card."""
@@ -188,9 +231,11 @@ class PileTracker:
         new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
         hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
         for _, n, b in new:  # a look with a hand over the card's middle is no clean view of it to date it by
+            self._first_read.setdefault(n, t)
             if n not in self._first_look and not any(_overlap(_middle(b), h) for h in hand_boxes):
                 self._first_look[n] = t
         self._first_look = {k: v for k, v in self._first_look.items() if v >= t - 1.5}
+        self._first_read = {k: v for k, v in self._first_read.items() if v >= t - 1.5}
         best = max(new, key=lambda x: x[0]) if new else None
         self._recent.append(best[1] if best else None)
         self._recent_all.append({n for _, n, _ in new})
@@ -215,8 +260,8 @@ class PileTracker:
         # since when a card's middle has shown as it did in the first look that read it: by the look that confirms
         # it a hand may be coming over it (a slap), and a card covered a frame later by another (a race) was
         # read by an earlier look
-        dated = sorted(((self.first_seen(tuple(float(v) for v in bx), self._first_look.pop(nx, t)), k, cx, nx, bx)
-                        for k, (cx, nx, bx) in enumerate(found)), key=lambda x: (x[0], x[1]))
+        dated = sorted(((self._dated(nx, bx, t), k, cx, nx, bx) for k, (cx, nx, bx) in enumerate(found)),
+                       key=lambda x: (x[0], x[1]))
         t_best = next(d[0] for d in dated if d[1] == 0)
         dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands at once; old ones peek later
         out: list[CardSeen] = []
@@ -316,6 +361,14 @@ class PileTracker:
         self.stack = [c for c in self.stack if c not in gone]
         if self.top in gone:
             self.top = None
+
+    def _dated(self, code: str, box: Any, t: float) -> float:
+        """When a confirmed card first showed: walked back from a clean look at it (:meth:`first_seen`), and no later
+        than the first look that read it at all (by then it showed, though a hand hid its middle from the frames
+        since: the hand that laid it, going back)."""
+        shown = self.first_seen(tuple(float(v) for v in box), self._first_look.pop(code, t))
+        read = self._first_read.pop(code, shown)
+        return read if shown - READ_BOUND_S <= read < shown else shown
 
     def first_seen(self, box: tuple[float, float, float, float], t_ref: float) -> float:
         """The earliest kept frame from which the card's area (the middle of its box) looked as it did at ``t_ref``

@@ -29,7 +29,7 @@ from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
 from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
-from vision.tracking import CardSeen, PileTracker, RemoveSeen, zone_crop
+from vision.tracking import CardSeen, PileTracker, RemoveSeen, shared_looks, zone_crop
 
 
 def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
@@ -53,6 +53,10 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
 
 #: games whose cards go from a centre pile back to a hand or a column and may be played again (SP-8, ST-7)
 CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
+#: a hand reaches over a pile to take a card back in about this long (s) before the card is missed
+TAKE_BACK_S = 0.35
+#: more card zones than this share their looks between neighbours (Spit's twelve, Pai Jie's rows)
+SHARE_LOOKS_ABOVE = 4
 #: games whose cards race for one pile (SP-9, TM-3): their landings are timed by their taps on the table
 AUDIO_TIMED_CARDS = ("speed", "spit")
 #: games whose cards land anywhere along a long zone (a suit row): the arm is found from the card to each seat
@@ -99,6 +103,10 @@ class TableWatcher:
             zone = self.layout.zones["center"]
             self.trackers.append(BatchWatcher(zone, zone_crop(zone, size, min_side=side), every=self.every,
                                               min_conf=self.min_conf))
+        # a game with many zones close together shares looks between neighbours (at most twice the model's input a
+        # side); the others look at each zone on its own
+        self.looks = shared_looks(self.trackers, size, side, 2 * side, own=("left", "right")) \
+            if len(self.trackers) > SHARE_LOOKS_ABOVE else [(tr.crop, [tr]) for tr in self.trackers]
         watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
         self.arms = ArmFinder(self.layout, self.fps) if self.game in PLAYER_FROM_SEAT else None
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
@@ -108,6 +116,7 @@ class TableWatcher:
         self._used_onsets: set[int] = set()
         self._seek = getattr(self.detector, "seek", None)
         self._laid: dict[str, tuple[float, str]] = {}  # zone -> (time, player) of the last card laid there
+        self._raced: set[tuple[str, str]] = set()  # (zone, card) of cards confirmed together on one pile
         self._released_t = -float("inf")  # the latest time released: nothing found later may be dated before it
         self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
 
@@ -124,64 +133,73 @@ class TableWatcher:
         self._arrivals(self.slapper.update(index, t, image))
         if self.arms is not None:
             self.arms.update(t, image)
-        for tr in self.trackers:
-            if not tr.remember(index, t, image):
+        for crop, members in self.looks:
+            wants = [tr.remember(index, t, image) for tr in members]  # (every member keeps its frames)
+            if not any(wants):
                 continue
-            x0, y0, _, _ = tr.crop
+            x0, y0 = crop[0], crop[1]
             if self._look_at is not None:
-                self._look_at(tr.crop)
-            d = self.detector(tr.crop_of(image))
+                self._look_at(crop)
+            d = self.detector(image[crop[1]:crop[3], crop[0]:crop[2]])
             self.detections += 1
             if len(d):
                 d = Detections(d.xyxy + np.array([x0, y0, x0, y0], np.float32), d.confidence, d.class_id,
                                d.class_name)
             self.boxes += [(tuple(float(v) for v in b), str(n)) for b, n in zip(d.xyxy, d.class_name, strict=True)]
-            if isinstance(tr, BatchWatcher):
-                self._batch(tr.look(index, t, d))
-                continue
-            seen = tr.update(index, t, d)
-            for gone in tr.removed:
-                ev = Event(t=round(gone.t, 4), type="remove", zone=gone.zone, card=gone.card,
-                           evidence={"frame": gone.frame})
-                heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
-            tr.removed.clear()
-            landed = [*tr.also, *([seen] if seen is not None else [])]
-            if self.game in CARDS_MOVE_BETWEEN_PILES:
-                self._moved(tr, landed)
-            racing: list[str] = []
-            if self.game in PLAYER_FROM_ARM and len(landed) > 1:  # cards landed together: the hands, in order
-                racing = self.slapper.arrivals_on(landed[0].zone, landed[0].t - 0.5, landed[-1].t + 0.04)
-            timed = self._card_times(landed)
-            for k, card in enumerate(landed):
-                self.cards.append(card)
-                player = None
-                if len(racing) == len(landed):
-                    player = racing[k]
-                t_card, t_err, source = timed[k]
-                if self.arms is not None:
-                    player = self.arms.who(card.box, t_card - 0.1, t_card + 0.04)
-                if not player and self.game in PLAYER_FROM_ARM:
-                    # a hand lays one card at a time: the one that has just laid the card before on this pile
-                    # (and may still be over it) did not lay this one
-                    last = self._laid.get(card.zone)
-                    busy = frozenset({last[1]}) if last is not None and t_card - last[0] < 0.2 else frozenset()
-                    player = self.slapper.arm_on(card.zone, t_card - 0.1, t_card + 0.04, exclude=busy)
-                    if player is None and busy:
-                        player = self.slapper.arm_on(card.zone, t_card - 0.1, t_card + 0.04)
-                    if player is None:  # two hands there at once: the one that came first laid the card first
-                        first = [p for p in self.slapper.arrivals_on(card.zone, t_card - 0.5, t_card + 0.04)
-                                 if p not in busy]
-                        player = first[0] if first else None
-                if player is not None:
-                    self._laid[card.zone] = (t_card, player)
-                evidence = {"frame": card.frame, "box": [round(v, 1) for v in card.box]}
-                if source:
-                    evidence.update(t_video=round(card.t, 4), source=source)
-                ev = Event(t=round(t_card, 4), type="card", zone=card.zone, card=card.card, player=player,
-                           conf=round(card.conf, 3), t_err=round(t_err, 4), evidence=evidence)
-                heapq.heappush(self._pending, (t_card, next(self._seq), ev, card))
-            tr.also.clear()
+            for tr, wanted in zip(members, wants, strict=True):
+                if not wanted:
+                    tr.looked(index)
+                self._look(tr, index, t, d)
         return self._release(t)
+
+    def _look(self, tr: PileTracker, index: int, t: float, d: Detections) -> None:
+        """One look's detections (frame pixels) for one tracker: cards confirmed, taken back, counted."""
+        if isinstance(tr, BatchWatcher):
+            self._batch(tr.look(index, t, d))
+            return
+        seen = tr.update(index, t, d)
+        for gone in tr.removed:
+            self._removed(gone)
+        tr.removed.clear()
+        landed = [*tr.also, *([seen] if seen is not None else [])]
+        tr.also.clear()
+        if len(landed) > 1:
+            self._raced |= {(c.zone, c.card) for c in landed}
+        if self.game in CARDS_MOVE_BETWEEN_PILES:
+            self._moved(tr, landed)
+        racing: list[str] = []
+        if self.game in PLAYER_FROM_ARM and len(landed) > 1:  # cards landed together: the hands, in order
+            racing = self.slapper.arrivals_on(landed[0].zone, landed[0].t - 0.5, landed[-1].t + 0.04)
+        timed = self._card_times(landed)
+        for k, card in enumerate(landed):
+            self.cards.append(card)
+            t_card, t_err, source = timed[k]
+            player = racing[k] if len(racing) == len(landed) else None
+            if self.arms is not None:
+                player = self.arms.who(card.box, t_card - 0.1, t_card + 0.04)
+            if not player and self.game in PLAYER_FROM_ARM:
+                player = self._who_laid(card.zone, t_card)
+            if player is not None:
+                self._laid[card.zone] = (t_card, player)
+            evidence = {"frame": card.frame, "box": [round(v, 1) for v in card.box]}
+            if source:
+                evidence.update(t_video=round(card.t, 4), source=source)
+            ev = Event(t=round(t_card, 4), type="card", zone=card.zone, card=card.card, player=player,
+                       conf=round(card.conf, 3), t_err=round(t_err, 4), evidence=evidence)
+            heapq.heappush(self._pending, (t_card, next(self._seq), ev, card))
+
+    def _who_laid(self, zone: str, t_card: float) -> str | None:
+        """The hand over the pile's edge as the card landed. A hand lays one card at a time: the one that has
+        just laid the card before on this pile (and may still be over it) did not lay this one."""
+        last = self._laid.get(zone)
+        busy = frozenset({last[1]}) if last is not None and t_card - last[0] < 0.2 else frozenset()
+        player = self.slapper.arm_on(zone, t_card - 0.1, t_card + 0.04, exclude=busy)
+        if player is None and busy:
+            player = self.slapper.arm_on(zone, t_card - 0.1, t_card + 0.04)
+        if player is None:  # two hands there at once: the one that came first laid the card first
+            first = [p for p in self.slapper.arrivals_on(zone, t_card - 0.5, t_card + 0.04) if p not in busy]
+            player = first[0] if first else None
+        return player
 
     def _moved(self, tr: PileTracker, landed: list[CardSeen]) -> None:
         """A card that lands here while another pile still holds it left that pile first (a card taken back and
@@ -196,10 +214,20 @@ class TableWatcher:
                 # when it went is not seen: as soon as it was not seen there (an illegal card is taken back at
                 # once, SP-8), and before it landed here
                 t_gone = min(card.t - 0.01, max(last + 1.0 / self.fps, self._released_t))
-                gone = RemoveSeen(t_gone, other.zone.name, card.card, card.frame)
-                ev = Event(t=round(gone.t, 4), type="remove", zone=gone.zone, card=gone.card,
-                           evidence={"frame": gone.frame, "seen_again": card.zone})
-                heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
+                self._removed(RemoveSeen(t_gone, other.zone.name, card.card, card.frame), seen_again=card.zone)
+
+    def _removed(self, gone: RemoveSeen, seen_again: str | None = None) -> None:
+        """A ``remove`` line. A card that raced another onto its pile (SP-9) was logged with a player nobody can be
+        sure of: the hand that takes it back, from over the pile's edge on its side, says whose it is."""
+        evidence: dict[str, Any] = {"frame": gone.frame}
+        if seen_again is not None:
+            evidence["seen_again"] = seen_again
+        player = None
+        if self.game in PLAYER_FROM_ARM and (gone.zone, gone.card) in self._raced:
+            player = self.slapper.arm_on(gone.zone, gone.t - TAKE_BACK_S, gone.t + 0.05)
+        ev = Event(t=round(gone.t, 4), type="remove", zone=gone.zone, card=gone.card, player=player,
+                   evidence=evidence)
+        heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
 
     def _card_times(self, landed: list[CardSeen]) -> list[tuple[float, float, str | None]]:
         """(t, t_err, source) for cards confirmed together. In the race games (Speed, Spit: two cards on one pile
@@ -227,11 +255,22 @@ class TableWatcher:
             for k in range(len(cards)):
                 picks.append(race[k] if k < len(race) else -1)
             cards = []
+        # a tap after this card showed may be another card's: one read on a centre pile, not yet confirmed, that
+        # no look before showed; it landed between that look and the one that read it, with the last tap there
+        codes = {c.card for c in landed}
+        reserved: set[int] = set()
+        for tr in self.trackers:
+            if isinstance(tr, PileTracker) and tr.zone.name in ("left", "right"):
+                for code, t_read in tr._first_read.items():
+                    if code not in codes:
+                        mine = [i for i in free if t_read - (self.every + 0.5) * frame < times[i] <= t_read + 0.001]
+                        reserved.update(mine[-1:])
         for c in cards:  # one card
             # a card lands before the frame that first shows it: the latest free tap before then; else (a card
             # carried face up over the pile showed early) the first one after, up to the look that confirmed it
             before = [i for i in free if c.t - reach <= times[i] <= c.t + 0.001 and times[i] > after]
-            later = [i for i in free if c.t + 0.001 < times[i] <= c.t_confirmed + 0.005 and times[i] > after]
+            later = [i for i in free if c.t + 0.001 < times[i] <= c.t_confirmed + 0.005 and times[i] > after
+                     and i not in reserved]
             pick = before[-1] if before else (later[0] if later else -1)
             picks.append(pick)
             if pick >= 0:

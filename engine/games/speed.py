@@ -15,7 +15,9 @@ Decisions where the spec is silent:
   not an event.
 - Unresolved tie: neither card is judged; both stay and the visible top (the last one logged) stands. Either
   tied card may be taken back (``remove``) until the next card lands on that pile. A tied card is not a
-  legal last card (SP-7): its player takes it back and plays it again, or plays on without winning.
+  legal last card (SP-7): its player takes it back and plays it again, or plays on without winning. Cards that
+  land that close together cannot be told apart by whose hand laid which: a ``remove`` naming the other tied
+  player takes the card back into that player's hand (the two cards' owners are swapped).
 - A play must name its player (counts would be lost otherwise); a line without one is an anomaly.
 - ``stuck``: a claim stands until the claimant plays or a legal card lands after it; both claims give
   ``both_stuck`` (SP-5), ruled once no play is pending. Claims while flips are due are ignored.
@@ -287,7 +289,12 @@ class SpeedReferee(Referee):
         if zone != z:
             raise Impossible(f"{c} lies on the {zone} pile, not the {z} pile", "SP-8")
         if ev.player is not None and ev.player != owner:
-            raise Impossible(f"{c} is {owner}'s card; {ev.player} cannot take it back", "SP-8")
+            swap = [d for d, (dz, dp) in self.disputed.items() if tied and dz == zone and dp == ev.player]
+            if not swap:
+                raise Impossible(f"{c} is {owner}'s card; {ev.player} cannot take it back", "SP-8")
+            # which hand laid which of the tied cards was too close to call: the hand that takes one back says
+            self.disputed[swap[0]] = (zone, owner)
+            owner = ev.player
         assert c is not None
         self.held[owner] += 1
         del self.where[c]
