@@ -185,6 +185,10 @@ class PileTracker:
         self._last_run = index
         return True
 
+    def unconfirmed_reads(self) -> dict[str, float]:
+        """Cards read here and not yet confirmed: code -> the first look that read it."""
+        return dict(self._first_read)
+
     def looked(self, index: int) -> None:
         """A look shared with a neighbouring zone was taken for this frame (:meth:`remember` had not asked)."""
         self._last_small = self._small

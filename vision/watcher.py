@@ -261,7 +261,7 @@ class TableWatcher:
         reserved: set[int] = set()
         for tr in self.trackers:
             if isinstance(tr, PileTracker) and tr.zone.name in ("left", "right"):
-                for code, t_read in tr._first_read.items():
+                for code, t_read in tr.unconfirmed_reads().items():
                     if code not in codes:
                         mine = [i for i in free if t_read - (self.every + 0.5) * frame < times[i] <= t_read + 0.001]
                         reserved.update(mine[-1:])
