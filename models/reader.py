@@ -440,7 +440,6 @@ class ReadingDetector:
                           np.concatenate([faces.class_id, others.class_id])[order],
                           np.concatenate([faces.class_name, others.class_name])[order])
 
-
     def _read(self, frame: np.ndarray, boxes: np.ndarray, bgr: bool) -> tuple[list[str], np.ndarray]:
         """The reader's codes and confidences for ``boxes``; a box read before (about the same box, the same
         pixels, within a small difference) takes that read again: the reader gives the same pixels the same answer,

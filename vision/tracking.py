@@ -207,9 +207,9 @@ class PileTracker:
             centre = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
             if self.zone.contains([centre])[0]:
                 inside.append((c, n, b))
-        hands = bool(np.any(dets.class_name == "hand")) if len(dets) else False
+        hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
-        if not inside and not hands:
+        if not inside and not hand_boxes:
             self._empty_runs += 1
             if self._empty_since is None:
                 self._empty_since = (t, index)
@@ -224,16 +224,13 @@ class PileTracker:
             self._empty_runs = 0
             self._empty_since = None
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
-            zx0, zy0 = self.zone.polygon.min(0)
-            zx1, zy1 = self.zone.polygon.max(0)
-            over = any(b[0] < zx1 and b[2] > zx0 and b[1] < zy1 and b[3] > zy0
-                       for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand")
+            (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
+            over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
             self._check_removed(index, t, looked, over)
             self._check_buried(index, t, looked, over or any(n not in self.history for n in looked))
         for _, n, _ in inside:
             self._last_seen[n] = t
         new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
-        hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
         for _, n, b in new:  # a look with a hand over the card's middle is no clean view of it to date it by
             self._first_read.setdefault(n, t)
             if n not in self._first_look and not any(_overlap(_middle(b), h) for h in hand_boxes):
@@ -319,10 +316,7 @@ class PileTracker:
                 continue  # a hand over the pile, or a new card coming: nothing to tell yet
             since[2] += 1
             if since[2] > self.confirm:
-                self.stack.remove(c)
-                self.history.discard(c)
-                self._peeking.discard(c)
-                del self._gone[c]
+                self._lose(c)
                 self.removed.append(RemoveSeen(since[0], self.zone.name, c, since[1]))
 
     def _take_back(self) -> None:
@@ -335,18 +329,22 @@ class PileTracker:
         self._top_t = t0
         self._missing, self._missing_since = 0, None
 
-    def moved_away(self, code: str) -> float | None:
-        """``code`` has just landed somewhere else: one card lies in one place, so it left this pile (taken back,
-        perhaps from under a later card where no look saw it). Returns when it was last seen here (None: it was
-        not on this pile)."""
-        if code not in self.stack:
-            return None
+    def _lose(self, code: str) -> None:
+        """``code`` is no longer on this pile (it may be played again): the top is the card under it."""
         self.stack.remove(code)
         self.history.discard(code)
         self._peeking.discard(code)
         self._gone.pop(code, None)
         if self.top == code:
             self.top = self.stack[-1] if self.stack else None
+
+    def moved_away(self, code: str) -> float | None:
+        """``code`` has just landed somewhere else: one card lies in one place, so it left this pile (taken back,
+        perhaps from under a later card where no look saw it). Returns when it was last seen here (None: it was
+        not on this pile)."""
+        if code not in self.stack:
+            return None
+        self._lose(code)
         return max(self._last_seen.get(code, -float("inf")), self._seen_at.get(code, -float("inf")))
 
     def _forgotten(self, code: str, t: float) -> bool:

@@ -289,7 +289,7 @@ class SpeedReferee(Referee):
         if zone != z:
             raise Impossible(f"{c} lies on the {zone} pile, not the {z} pile", "SP-8")
         if ev.player is not None and ev.player != owner:
-            swap = [d for d, (dz, dp) in self.disputed.items() if tied and dz == zone and dp == ev.player]
+            swap = [d for d, (dz, dp) in self.disputed.items() if dz == zone and dp == ev.player] if tied else []
             if not swap:
                 raise Impossible(f"{c} is {owner}'s card; {ev.player} cannot take it back", "SP-8")
             # which hand laid which of the tied cards was too close to call: the hand that takes one back says
