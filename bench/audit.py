@@ -39,6 +39,38 @@ from models.gamevideo import FPS, TruthReader, render_game  # noqa: E402
 from tablecam.audit import audit, compare_verdicts  # noqa: E402
 
 
+def match_in_order(truth: list[tuple[float, str]], found: list[tuple[float, str]], gate: float = 0.15
+                   ) -> list[tuple[int, int]]:
+    """Pairs (truth index, found index) of slaps on the same zone, within ``gate`` seconds, that keep their order
+    in time: the most pairs, then the least total time error. Who slapped first is the question, so the n-th
+    slap seen on a pile is compared with the n-th that happened, not with whichever is nearest in time (two
+    hands ms apart, one timed a little early, would otherwise be paired crosswise)."""
+    pairs: list[tuple[int, int]] = []
+    for zone in sorted({z for _, z in truth} | {z for _, z in found}):
+        ti = sorted((i for i, (_, z) in enumerate(truth) if z == zone), key=lambda i: truth[i][0])
+        fi = sorted((j for j, (_, z) in enumerate(found) if z == zone), key=lambda j: found[j][0])
+        n, m = len(ti), len(fi)
+        # best[a][b]: (pairs, -error) aligning the first a truths with the first b found
+        best = [[(0, 0.0)] * (m + 1) for _ in range(n + 1)]
+        for a in range(1, n + 1):
+            for b in range(1, m + 1):
+                cands = [best[a - 1][b], best[a][b - 1]]
+                dt = abs(truth[ti[a - 1]][0] - found[fi[b - 1]][0])
+                if dt < gate:
+                    k, e = best[a - 1][b - 1]
+                    cands.append((k + 1, e - dt))
+                best[a][b] = max(cands)
+        a, b = n, m
+        while a and b:
+            if best[a][b] == best[a - 1][b]:
+                a -= 1
+            elif best[a][b] == best[a][b - 1]:
+                b -= 1
+            else:
+                pairs.append((ti[a - 1], fi[b - 1]))
+                a, b = a - 1, b - 1
+    return sorted(pairs)
+
 def score(r: object, res: object) -> dict:
     """Compare one audit (``res``) with its rendered game's ground truth (``r``)."""
     sc = r.script
@@ -75,19 +107,15 @@ def score(r: object, res: object) -> dict:
                 break
     extra_others = sum(1 for d in logged if d.get("type") in ("facedown", "reveal", "remove")) - len(taken_o)
     slaps = list(sc.slaps)
-    taken: set[int] = set()
     video_err, fused_err, right_player = [], [], 0
-    for t, p, z in slaps:
-        cands = [(abs(s.t - t), i) for i, s in enumerate(res.slaps) if s.zone == z and i not in taken
-                 and abs(s.t - t) < 0.15]
-        if not cands:
-            continue
-        _, i = min(cands)
-        taken.add(i)
-        s = res.slaps[i]
+    pairs = match_in_order([(t, z) for t, _, z in slaps], [(s.t, s.zone) for s in res.slaps])
+    for i, j in pairs:
+        t, p, _ = slaps[i]
+        s = res.slaps[j]
         right_player += s.player == p
         video_err.append(abs(s.t_video - t))
         fused_err.append(abs(s.t - t))
+    taken = {j for _, j in pairs}
     _, outs = replay_to_end(sc.header, sc.events)
     want = [o.to_dict() for o in outs if isinstance(o, Verdict)]
     got = [d for d in res.outputs if d.get("type") == "verdict"]

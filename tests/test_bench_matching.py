@@ -1,0 +1,32 @@
+"""The audit bench compares the slaps it found with the rendered game's in time order (``bench/audit.py``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+from audit import match_in_order  # noqa: E402
+
+
+def test_two_hands_ms_apart_are_compared_in_their_order() -> None:
+    # A hit at 9.472, C at 9.475; the audit timed A at 9.467 and C at 9.472. Nearest in time pairs the truth's
+    # A with the audit's C; in order, A with A and C with C (TM-3: who was first is what is asked).
+    truth = [(9.472, "center"), (9.475, "center")]
+    found = [(9.467, "center"), (9.472, "center")]
+    assert match_in_order(truth, found) == [(0, 0), (1, 1)]
+
+
+def test_zones_gate_and_misses() -> None:
+    truth = [(1.0, "center"), (2.0, "center"), (1.0, "pile:A")]
+    found = [(2.01, "center"), (1.2, "pile:A"), (1.02, "pile:B")]
+    # 1.0 on the centre was missed; the pile:A slap is 0.2 s off (past the gate); pile:B has no truth
+    assert match_in_order(truth, found) == [(1, 0)]
+
+
+def test_the_most_pairs_then_the_least_error() -> None:
+    truth = [(1.0, "c"), (1.03, "c")]
+    found = [(0.99, "c"), (1.0, "c"), (1.5, "c")]
+    assert match_in_order(truth, found) == [(0, 0), (1, 1)]
+    assert match_in_order([(1.0, "c")], [(0.9, "c"), (0.99, "c")]) == [(0, 1)]
