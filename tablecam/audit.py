@@ -13,7 +13,9 @@ the audit stopped. A layout that does not fit the video is refused before anythi
 
 from __future__ import annotations
 
+import queue
 import sys
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -47,6 +49,8 @@ CAPTION_S = 2.5
 
 #: quarter turns of each face crop the audit's card reader averages (``models.reader.CardReader``)
 AUDIT_TURNS = 2
+#: frames decoded ahead, in a thread beside the detector: decoding runs on the core the rest leaves idle
+FRAMES_AHEAD = 4
 
 
 class AuditError(ValueError):
@@ -89,6 +93,9 @@ class _Annotator:
     _container: Any = None
     _stream: Any = None
     _n: int = 0
+    _queue: Any = None
+    _worker: threading.Thread | None = None
+    _failed: Exception | None = None
 
     def open(self) -> None:
         W, H = self.size
@@ -107,8 +114,35 @@ class _Annotator:
             self._write(*self.buffer.popleft())
 
     def _write(self, index: int, t: float, frame: np.ndarray) -> None:
+        """Hand one frame, with what is drawn on it, to the drawing thread: drawing and encoding (cv2 and FFmpeg let
+        go of the interpreter) run beside the audit instead of after it."""
+        if self._failed is not None:
+            raise self._failed
+        if self._worker is None:
+            self._queue = queue.Queue(maxsize=8)
+            self._worker = threading.Thread(target=self._draw_all, name="annotate", daemon=True)
+            self._worker.start()
+        self.boxes = [(tb, b, lab) for tb, b, lab in self.boxes if tb >= t - 1.0]
+        boxes = [(b, lab) for tb, b, lab in self.boxes if tb <= t]
+        contacts = list(self.contacts)
+        captions = [s for tc, s in self.captions if tc <= t < tc + CAPTION_S]
+        self._queue.put((index, t, frame, boxes, contacts, captions))
+
+    def _draw_all(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self._failed is None:
+                try:
+                    self._draw(*item)
+                except Exception as e:  # noqa: BLE001 - raised in the audit's thread at the next frame or close
+                    self._failed = e
+
+    def _draw(self, index: int, t: float, frame: np.ndarray, boxes: list[tuple[tuple, str]],
+              contacts: list[tuple[float, str, str]], live: list[str]) -> None:
         dt = 1.0 / self.fps
-        for tc, label, _ in self.contacts:  # the frames around a contact, for the report
+        for tc, label, _ in contacts:  # the frames around a contact, for the report
             if tc - 2.5 * dt <= t <= tc + 2.5 * dt:
                 name = f"slap_{tc:09.4f}_{index:06d}.jpg"
                 x0, y0, x1, y1 = self._around(tc, label)
@@ -116,13 +150,11 @@ class _Annotator:
                 self.saved.setdefault(tc, []).append((f"{self.frames_dir.name}/{name}", t))
         small = cv2.resize(frame, (self._stream.width, self._stream.height), interpolation=cv2.INTER_AREA)
         draw_zones(small, self.layout, 0.5)
-        self.boxes = [(tb, b, lab) for tb, b, lab in self.boxes if tb >= t - 1.0]
-        for tb, b, lab in self.boxes:
-            if tb <= t:
-                p0 = (int(b[0] / 2), int(b[1] / 2))
-                cv2.rectangle(small, p0, (int(b[2] / 2), int(b[3] / 2)), (0, 220, 255), 1)
-                cv2.putText(small, lab, (p0[0], max(10, p0[1] - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 220, 255), 1)
-        for k, (tc, zname, who) in enumerate(c for c in self.contacts if c[0] <= t < c[0] + 0.6):
+        for b, lab in boxes:
+            p0 = (int(b[0] / 2), int(b[1] / 2))
+            cv2.rectangle(small, p0, (int(b[2] / 2), int(b[3] / 2)), (0, 220, 255), 1)
+            cv2.putText(small, lab, (p0[0], max(10, p0[1] - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 220, 255), 1)
+        for k, (tc, zname, who) in enumerate(c for c in contacts if c[0] <= t < c[0] + 0.6):
             zone = self.layout.zones.get(zname)
             if zone is not None:  # who slapped, and when, over the pile
                 x = int(zone.polygon[:, 0].max() / 2) + 4
@@ -131,7 +163,6 @@ class _Annotator:
                             cv2.LINE_AA)
                 cv2.putText(small, f"slap {who} {tc:.3f}", (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (60, 200, 255), 1,
                             cv2.LINE_AA)
-        live = [s for tc, s in self.captions if tc <= t < tc + CAPTION_S]
         for k, s in enumerate(live[-3:]):
             y = small.shape[0] - 14 - 22 * (len(live[-3:]) - 1 - k)
             cv2.putText(small, s, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4, cv2.LINE_AA)
@@ -156,6 +187,12 @@ class _Annotator:
     def close(self) -> None:
         while self.buffer:
             self._write(*self.buffer.popleft())
+        if self._worker is not None:
+            self._queue.put(None)
+            self._worker.join()
+            self._worker = None
+        if self._failed is not None:
+            raise self._failed
         if self._container is not None:
             for p in self._stream.encode():
                 self._container.mux(p)
@@ -275,7 +312,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             if annot and d.get("type") == "verdict" and d.get("say"):
                 annot.captions.append((float(d["t"]), str(d["say"])))
 
-        reader = VideoReader(video)
+        reader = VideoReader(video, ahead=FRAMES_AHEAD)
         try:
             for fr in reader:
                 frames += 1

@@ -281,6 +281,53 @@ def test_truncated_file_keeps_good_frames(clip: tuple[Path, list[float]], tmp_pa
     assert sum(1 for _ in whole) == 90 and whole.damage is None
 
 
+
+def test_reading_ahead_in_a_thread_gives_the_same_frames_and_damage(clip: tuple[Path, list[float]],
+                                                                     tmp_path: Path) -> None:
+    path, _ = clip
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(path.read_bytes()[: int(path.stat().st_size * 0.6)])
+    for video in (path, cut):
+        plain, ahead = VideoReader(video), VideoReader(video, ahead=3)
+        a, b = list(plain), list(ahead)
+        assert [(f.index, f.t) for f in a] == [(f.index, f.t) for f in b]
+        assert all(np.array_equal(x.image, y.image) for x, y in zip(a, b, strict=True))
+        assert plain.damage == ahead.damage
+    assert VideoReader(cut, ahead=3).damage is None  # (not read yet)
+    # a caller that stops early leaves no thread behind
+    early = VideoReader(path, ahead=2)
+    for f in early:
+        if f.index == 5:
+            break
+    import threading
+    import time
+
+    deadline = time.monotonic() + 5
+    while any(t.name == "video-ahead" for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(t.name == "video-ahead" for t in threading.enumerate())
+
+
+def test_reading_ahead_raises_what_the_reader_raises(clip: tuple[Path, list[float]],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.frames as frames_module
+
+    path, _ = clip
+    real = frames_module.read_video
+
+    def breaks_after_two(*args: object, **kwargs: object):  # noqa: ANN202 - a generator like read_video
+        for f in real(*args, **kwargs):
+            if f.index == 2:
+                raise VideoError(str(path), "decoder gave up")
+            yield f
+
+    monkeypatch.setattr(frames_module, "read_video", breaks_after_two)
+    got = []
+    with pytest.raises(VideoError, match="decoder gave up"):
+        for f in VideoReader(path, ahead=2):
+            got.append(f.index)
+    assert got == [0, 1]
+
 def test_not_a_video(tmp_path: Path) -> None:
     fake = tmp_path / "notes.mp4"
     fake.write_text("this is a shopping list, not a film\n" * 20)

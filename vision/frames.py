@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
+import threading
 import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -318,17 +320,68 @@ def read_video(
 
 class VideoReader:
     """Iterable over :func:`read_video`; after the loop, :attr:`damage` says whether and where it stopped
-    early (``None``: the whole range was read)."""
+    early (``None``: the whole range was read).
+
+    ``ahead`` > 0 decodes that many frames ahead in a thread of its own: FFmpeg's decoding and the conversion to
+    BGR let go of the interpreter, so they run on one core while the caller's work (a detector's) runs on the
+    other, instead of taking turns."""
 
     def __init__(self, path: str | os.PathLike[str], start: float = 0.0, end: float | None = None,
-                 *, threads: int = 0) -> None:
+                 *, threads: int = 0, ahead: int = 0) -> None:
         self.path = os.fspath(path)
         self.info = probe(self.path)  # fails here, loudly, if the file is not a video
-        self.start, self.end, self.threads = start, end, threads
+        self.start, self.end, self.threads, self.ahead = start, end, threads, ahead
         self.damage: VideoDamage | None = None
 
     def __iter__(self) -> Iterator[Frame]:
-        self.damage = yield from read_video(self.path, self.start, self.end, threads=self.threads)
+        if self.ahead <= 0:
+            self.damage = yield from read_video(self.path, self.start, self.end, threads=self.threads)
+            return
+        yield from self._ahead()
+
+    def _ahead(self) -> Iterator[Frame]:
+        q: queue.Queue = queue.Queue(maxsize=self.ahead)
+        stop = threading.Event()
+        done = object()
+
+        def put(item: Any) -> bool:
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def produce() -> None:
+            try:
+                frames = read_video(self.path, self.start, self.end, threads=self.threads)
+                while True:
+                    try:
+                        fr = next(frames)
+                    except StopIteration as end:
+                        put((done, end.value))
+                        return
+                    if not put(fr):
+                        frames.close()
+                        return
+            except BaseException as e:  # noqa: BLE001 - handed to the reading thread, raised there
+                put((done, e))
+
+        worker = threading.Thread(target=produce, name="video-ahead", daemon=True)
+        worker.start()
+        try:
+            while True:
+                item = q.get()
+                if isinstance(item, tuple) and len(item) == 2 and item[0] is done:
+                    if isinstance(item[1], BaseException):
+                        raise item[1]
+                    self.damage = item[1]
+                    return
+                yield item
+        finally:
+            stop.set()
+            worker.join(timeout=5)
 
 
 class Camera:
