@@ -17,7 +17,7 @@ from tablecam.audit import AuditError, read_said
 from vision.audio import Onset
 from vision.batches import BatchWatcher
 from vision.tracking import CardSeen, PileTracker, RemoveSeen
-from vision.watcher import TableWatcher
+from vision.watcher import COLUMN_RETRY, TableWatcher
 
 ZONE = Zone("left", np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]))
 CROP = (60, 60, 380, 380)
@@ -257,6 +257,28 @@ def test_close_zones_share_looks_and_racing_piles_keep_their_own(game: str, play
     else:
         assert len(w.looks) == 1
 
+
+
+def test_a_still_spit_column_is_looked_at_less_often_than_a_centre_pile() -> None:
+    """On a still table a look is retried now and then (the last one may have missed); a Spit column's cards change
+    only under a hand, whose change calls for a look, so its retries come every ``COLUMN_RETRY`` frames."""
+    crops: list[tuple[int, ...]] = []
+
+    class Counting(_Model):
+        def look_at(self, crop: tuple[int, int, int, int]) -> None:
+            crops.append(tuple(crop))
+
+    sc = make_script("spit", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "spit", Counting(), 30.0)
+    still = np.random.default_rng(2).integers(0, 255, (720, 1280, 3), dtype=np.uint8)
+    frames = 3 * COLUMN_RETRY
+    for i in range(frames):
+        w.feed(i, i / 30, still)
+    centre = [crops.count(tuple(c)) for c, m in w.looks if [tr.zone.name for tr in m] in (["left"], ["right"])]
+    columns = [crops.count(tuple(c)) for c, m in w.looks if m[0].zone.name.startswith("col:")]
+    assert len(centre) == 2 and min(centre) >= frames // PileTracker.retry
+    assert columns and all(1 <= n <= frames // COLUMN_RETRY + 1 for n in columns)
+    assert max(columns) * 2 <= min(centre)
 
 def test_a_shared_look_feeds_every_zone_in_it() -> None:
     """Each zone of a shared look gets the look's detections (a card on the second column is that column's)."""

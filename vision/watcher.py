@@ -57,6 +57,9 @@ CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
 TAKE_BACK_S = 0.35
 #: more card zones than this share their looks between neighbours (Spit's twelve, Pai Jie's rows)
 SHARE_LOOKS_ABOVE = 4
+#: a still Spit column is looked at again this often (frames; a pile: ``PileTracker.retry``): a column's cards change
+#: only under a hand, and the change calls for a look then (looking every third of a second cost a tenth of the runs)
+COLUMN_RETRY = 30
 #: games whose cards race for one pile (SP-9, TM-3): their landings are timed by their taps on the table
 AUDIO_TIMED_CARDS = ("speed", "spit")
 #: games whose cards land anywhere along a long zone (a suit row): the arm is found from the card to each seat
@@ -97,7 +100,8 @@ class TableWatcher:
         self.trackers: list[PileTracker] = [
             PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], size, min_side=side), every=self.every,
                         min_conf=self.min_conf, removals=removals and not z.startswith("col:"),
-                        races=self.game in ("speed", "spit"), emptied_is_removal=self.game == "paijie")
+                        races=self.game in ("speed", "spit"), emptied_is_removal=self.game == "paijie",
+                        retry=COLUMN_RETRY if z.startswith("col:") else PileTracker.retry)
             for z in card_zones]
         if self.game == "cheat":
             zone = self.layout.zones["center"]
