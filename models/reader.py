@@ -420,6 +420,19 @@ class ReadingDetector:
     def __call__(self, frame: np.ndarray, bgr: bool = True, conf: float | None = None,
                  clip: bool = True) -> Detections:
         dets = self.detector(frame, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip)
+        return self._with_reads(frame, dets, bgr, conf)
+
+    def many(self, frames: list[np.ndarray], bgr: bool = True, conf: float | None = None,
+             clip: bool = True) -> list[Detections]:
+        """:meth:`__call__` on several frames: the detector runs them side by side (``Detector.many``), the reader
+        then reads their faces in turn (its memory of recent reads is one list)."""
+        many = getattr(self.detector, "many", None)
+        if many is None:
+            return [self(f, bgr, conf, clip) for f in frames]
+        found = many(frames, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip)
+        return [self._with_reads(f, d, bgr, conf) for f, d in zip(frames, found, strict=True)]
+
+    def _with_reads(self, frame: np.ndarray, dets: Detections, bgr: bool, conf: float | None) -> Detections:
         if not len(dets):
             return dets
         is_face = ~np.isin(dets.class_name, ("back", "hand"))

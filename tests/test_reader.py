@@ -236,3 +236,26 @@ def test_a_card_lying_still_is_read_once_and_read_again_when_its_pixels_change()
     box[:] += 12  # the same pixels elsewhere: not the same box
     rd(other)
     assert reader.read == 3
+
+
+@needs_shipped
+def test_detecting_several_crops_side_by_side_gives_what_one_at_a_time_gives(tmp_path: Path) -> None:
+    """``many`` (a frame's zone crops, one per core) returns the same boxes, classes and reads as calling the
+    detector and reader on each crop in turn: the watcher takes either."""
+    from models.detector import Detector
+    from models.gamevideo import render_game
+
+    render_game(tmp_path / "g.mp4", "spit", 2, 5, seconds=2.0, audio=False)
+    import av
+
+    with av.open(str(tmp_path / "g.mp4")) as c:
+        frame = next(f for i, f in enumerate(c.decode(video=0)) if i == 40).to_ndarray(format="bgr24")
+    crops = [frame[200:500, 400:700], frame[0:400, 300:700], frame[350:720, 500:900], frame[100:324, 600:824]]
+    det = Detector(SHIPPED_DETECTOR, threads=2, conf=0.03)
+    for model in (det, load_card_model(SHIPPED_DETECTOR, threads=2)):
+        one = [model(c) for c in crops]
+        both = model.many(crops)
+        assert len(both) == len(crops) and sum(len(d) for d in one) > 0
+        for a, b in zip(one, both, strict=True):
+            assert list(a.class_name) == list(b.class_name)
+            assert np.allclose(a.xyxy, b.xyxy, atol=0.05) and np.allclose(a.confidence, b.confidence, atol=1e-3)

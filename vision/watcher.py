@@ -137,14 +137,21 @@ class TableWatcher:
         self._arrivals(self.slapper.update(index, t, image))
         if self.arms is not None:
             self.arms.update(t, image)
+        due = []
         for crop, members in self.looks:
             wants = [tr.remember(index, t, image) for tr in members]  # (every member keeps its frames)
-            if not any(wants):
-                continue
+            if any(wants):
+                due.append((crop, members, wants))
+        many = getattr(self.detector, "many", None) if self._look_at is None else None
+        found: list[Detections | None] = [None] * len(due)
+        if many is not None and len(due) > 1:  # this frame's looks, side by side
+            found = list(many([image[c[1]:c[3], c[0]:c[2]] for c, _, _ in due]))
+        for (crop, members, wants), d in zip(due, found, strict=True):
             x0, y0 = crop[0], crop[1]
-            if self._look_at is not None:
-                self._look_at(crop)
-            d = self.detector(image[crop[1]:crop[3], crop[0]:crop[2]])
+            if d is None:
+                if self._look_at is not None:
+                    self._look_at(crop)
+                d = self.detector(image[crop[1]:crop[3], crop[0]:crop[2]])
             self.detections += 1
             if len(d):
                 d = Detections(d.xyxy + np.array([x0, y0, x0, y0], np.float32), d.confidence, d.class_id,
