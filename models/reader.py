@@ -420,61 +420,83 @@ class ReadingDetector:
     def __call__(self, frame: np.ndarray, bgr: bool = True, conf: float | None = None,
                  clip: bool = True) -> Detections:
         dets = self.detector(frame, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip)
-        return self._with_reads(frame, dets, bgr, conf)
+        return self._with_reads([frame], [dets], bgr, conf)[0]
 
     def many(self, frames: list[np.ndarray], bgr: bool = True, conf: float | None = None,
              clip: bool = True) -> list[Detections]:
-        """:meth:`__call__` on several frames: the detector runs them side by side (``Detector.many``), the reader
-        then reads their faces in turn (its memory of recent reads is one list)."""
+        """:meth:`__call__` on several frames: the detector runs them side by side (``Detector.many``), and the
+        faces of all of them are read in one batch."""
         many = getattr(self.detector, "many", None)
-        if many is None:
-            return [self(f, bgr, conf, clip) for f in frames]
-        found = many(frames, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip)
-        return [self._with_reads(f, d, bgr, conf) for f, d in zip(frames, found, strict=True)]
+        found = many(frames, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip) if many is not None else \
+            [self.detector(f, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip) for f in frames]
+        return self._with_reads(frames, found, bgr, conf)
 
-    def _with_reads(self, frame: np.ndarray, dets: Detections, bgr: bool, conf: float | None) -> Detections:
-        if not len(dets):
-            return dets
-        is_face = ~np.isin(dets.class_name, ("back", "hand"))
-        others = dets[~is_face & (dets.confidence >= (self.conf if conf is None else conf))]
-        faces = dets[is_face]
-        if len(faces):
-            faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)[:self.max_faces]]
-            codes, probs = self._read(frame, faces.xyxy, bgr)
-            code_arr = np.asarray(codes)
-            keep = code_arr != "none"
-            ids = np.array([READER_CLASSES.index(c) for c in code_arr[keep]], np.int64)
-            faces = Detections(faces.xyxy[keep], probs[keep].astype(np.float32), ids,
-                               code_arr[keep].astype(faces.class_name.dtype))
-        xyxy = np.concatenate([faces.xyxy, others.xyxy]).astype(np.float32)
-        confidence = np.concatenate([faces.confidence, others.confidence]).astype(np.float32)
-        order = np.argsort(-confidence, kind="stable")
-        return Detections(xyxy[order], confidence[order],
-                          np.concatenate([faces.class_id, others.class_id])[order],
-                          np.concatenate([faces.class_name, others.class_name])[order])
+    def _with_reads(self, frames: list[np.ndarray], found: list[Detections], bgr: bool,
+                    conf: float | None) -> list[Detections]:
+        """Each frame's detections with its faces read: faces merged across face classes, the surest
+        ``max_faces`` read, ``none`` dropped; backs and hands from ``conf`` on."""
+        parts = []
+        for dets in found:
+            if not len(dets):
+                parts.append(None)
+                continue
+            is_face = ~np.isin(dets.class_name, ("back", "hand"))
+            others = dets[~is_face & (dets.confidence >= (self.conf if conf is None else conf))]
+            faces = dets[is_face]
+            if len(faces):
+                faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)[:self.max_faces]]
+            parts.append((faces, others))
+        reads = self._read(frames, [p[0].xyxy if p is not None else np.zeros((0, 4), np.float32) for p in parts],
+                           bgr)
+        out = []
+        for dets, part, (codes, probs) in zip(found, parts, reads, strict=True):
+            if part is None:
+                out.append(dets)
+                continue
+            faces, others = part
+            if len(faces):
+                code_arr = np.asarray(codes)
+                keep = code_arr != "none"
+                ids = np.array([READER_CLASSES.index(c) for c in code_arr[keep]], np.int64)
+                faces = Detections(faces.xyxy[keep], probs[keep].astype(np.float32), ids,
+                                   code_arr[keep].astype(faces.class_name.dtype))
+            xyxy = np.concatenate([faces.xyxy, others.xyxy]).astype(np.float32)
+            confidence = np.concatenate([faces.confidence, others.confidence]).astype(np.float32)
+            order = np.argsort(-confidence, kind="stable")
+            out.append(Detections(xyxy[order], confidence[order],
+                                  np.concatenate([faces.class_id, others.class_id])[order],
+                                  np.concatenate([faces.class_name, others.class_name])[order]))
+        return out
 
-    def _read(self, frame: np.ndarray, boxes: np.ndarray, bgr: bool) -> tuple[list[str], np.ndarray]:
-        """The reader's codes and confidences for ``boxes``; a box read before (about the same box, the same
-        pixels, within a small difference) takes that read again: the reader gives the same pixels the same answer,
-        and most cards on a table lie still from one look to the next."""
-        crops = self.reader.crops(frame, boxes, bgr)
-        p = np.zeros((len(boxes), len(self.reader.classes)), np.float32)
-        todo = []
-        for k, (box, crop) in enumerate(zip(boxes, crops, strict=True)):
-            hit = next((mp for mb, mc, mp in self._memo if float(np.abs(mb - box).max()) <= MEMO_BOX_PX
-                        and float(np.abs(mc.astype(np.int16) - crop).mean()) <= MEMO_PIXELS), None)
-            if hit is None:
-                todo.append(k)
-            else:
-                p[k] = hit
+    def _read(self, frames: list[np.ndarray], boxes: list[np.ndarray], bgr: bool
+              ) -> list[tuple[list[str], np.ndarray]]:
+        """The reader's codes and confidences for each frame's ``boxes``, all read in one batch; a box read before
+        (about the same box, the same pixels, within a small difference) takes that read again: the reader gives the
+        same pixels the same answer, and most cards on a table lie still from one look to the next."""
+        crops = [self.reader.crops(f, b, bgr) if len(b) else None for f, b in zip(frames, boxes, strict=True)]
+        probs = [np.zeros((len(b), len(self.reader.classes)), np.float32) for b in boxes]
+        todo: list[tuple[int, int]] = []
+        for i, (bs, cs) in enumerate(zip(boxes, crops, strict=True)):
+            for k in range(len(bs)):
+                box, crop = bs[k], cs[k]
+                hit = next((mp for mb, mc, mp in self._memo if float(np.abs(mb - box).max()) <= MEMO_BOX_PX
+                            and float(np.abs(mc.astype(np.int16) - crop).mean()) <= MEMO_PIXELS), None)
+                if hit is None:
+                    todo.append((i, k))
+                else:
+                    probs[i][k] = hit
         if todo:
-            p[todo] = self.reader.probabilities(crops[todo])
-            for k in todo:
-                self._memo.append((np.asarray(boxes[k], np.float32).copy(), crops[k].copy(), p[k].copy()))
+            p = self.reader.probabilities(np.stack([crops[i][k] for i, k in todo]))
+            for (i, k), pk in zip(todo, p, strict=True):
+                probs[i][k] = pk
+                self._memo.append((np.asarray(boxes[i][k], np.float32).copy(), crops[i][k].copy(), pk.copy()))
             while len(self._memo) > self.remember:
                 self._memo.popleft()
-        best = p.argmax(1) if len(p) else np.zeros(0, np.int64)
-        return [self.reader.classes[i] for i in best], p[np.arange(len(best)), best]
+        out = []
+        for p in probs:
+            best = p.argmax(1) if len(p) else np.zeros(0, np.int64)
+            out.append(([self.reader.classes[j] for j in best], p[np.arange(len(best)), best]))
+        return out
 
 
 #: a read is taken again for a box within this many pixels of one read before, whose crop differs by at most
