@@ -154,3 +154,18 @@ def test_a_hand_that_lays_a_card_is_not_a_slap() -> None:
          SlapSeen(3.00, "pile:A", "C", 0.016, 90, 3.00)]
     kept = drop_dealing(s, [(1.05, "center"), (2.0, "center"), (3.05, "pile:B")])
     assert [x.player for x in kept] == ["B", "C"]
+
+
+def test_a_slap_timed_by_the_video_alone_is_not_ordered_before_a_sound_within_a_frame(pair: RenderedGame) -> None:
+    """TM-3: the video times a contact give or take a frame (a hand landing on a crowded pile is seen up to a frame
+    off). Two hands a couple of ms apart make one sound, which times one of them; the other keeps its video time,
+    up to a frame early. Ordering it first on that would call a winner nobody saw: with a frame's ``t_err`` the
+    referee says the race cannot be resolved."""
+    lay = Layout.load(pair.layout)
+    alone = slaps_in_video(str(pair.video), lay, ["center"], use_audio=False)
+    assert alone and all(s.t_err == pytest.approx(FRAME) and s.source == "video" for s in alone)
+    first = min(alone, key=lambda s: s.t)
+    other = next(p for p in pair.script.header.players if p != first.player)
+    heard = dataclasses.replace(first, t=first.t + 0.023, player=other, t_err=0.0005, source="audio+video")
+    kinds = {v["kind"]: v for v in _referee_with(pair, [first, heard])}
+    assert "unresolved_tie" in kinds and "slap_won" not in kinds, kinds

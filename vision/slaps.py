@@ -265,9 +265,9 @@ class SlapDetector:
         return self._settle(0, final=True)
 
     def _contact(self, c: Corridor, index: int) -> SlapSeen | None:
-        """Contact between the last frame in which the edge advanced and the frame before it (half a frame either
-        way). None when the edge did not come in over several frames (an arm that appeared at once: a hand
-        going back past a card just laid) or came in slowly (a hand laying a card down slows to a stop)."""
+        """Contact at the last frame in which the edge advanced (``t_err``: a frame). None when the edge did not
+        come in over several frames (an arm that appeared at once: a hand going back past a card just laid) or came
+        in slowly (a hand laying a card down slows to a stop)."""
         dt = 1.0 / self.fps
         f, t = c.front[:-1], c.times[:-1]  # up to the last frame that moved
         if len(f) < 3 or min(f[-3:]) < 0:
@@ -278,9 +278,12 @@ class SlapDetector:
         if max(steps) < self.min_step:
             return None
         # the last advancing frame is the first to show the palm down (its blurred edge runs ahead of it in the
-        # frames before): the contact is taken at that frame, within half a frame either way
+        # frames before): the contact is taken at that frame, give or take a frame. Half a frame either way would
+        # be the sampling alone; on rendered games a fifth of the contacts (hands arriving on a pile other hands
+        # already crowd) are off by more than that, and a slap timed by the video alone must not be ordered
+        # before one timed by its sound that it may have followed (TM-3)
         est = t[-1]
-        return SlapSeen(est, c.zone, c.player, dt / 2, index, est)
+        return SlapSeen(est, c.zone, c.player, dt, index, est)
 
 
 def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1, after_s: float = 0.06,
