@@ -19,7 +19,7 @@ from engine.replay import replay_to_end
 from models.gamevideo import FPS, RenderedGame, make_script, render_game, script_from_events
 from vision.audio import impact_onsets, read_audio
 from vision.frames import probe
-from vision.slaps import SlapSeen, drop_dealing, slaps_in_video
+from vision.slaps import SlapSeen, drop_dealing, fuse_audio, slaps_in_video
 
 FRAME = 1 / FPS
 
@@ -169,3 +169,23 @@ def test_a_slap_timed_by_the_video_alone_is_not_ordered_before_a_sound_within_a_
     heard = dataclasses.replace(first, t=first.t + 0.023, player=other, t_err=0.0005, source="audio+video")
     kinds = {v["kind"]: v for v in _referee_with(pair, [first, heard])}
     assert "unresolved_tie" in kinds and "slap_won" not in kinds, kinds
+
+
+def test_a_sound_from_a_hand_the_video_missed_is_not_given_to_the_next_hand() -> None:
+    """TM-1: Slapjack seed 12, A hit at 10.638, unseen by the video (three hands on one pile); C hit at 10.732,
+    seen at 10.733. A's sound lies in C's window, but more than a frame and a half before C's contact, with C's own
+    sound within a frame of it: C is timed by its own. Sounds within a frame and a half keep their time order."""
+    from vision.audio import Onset
+
+    def seen(t: float, player: str) -> SlapSeen:
+        return SlapSeen(t, "center", player, FRAME, round(t * FPS), t)
+
+    onsets = [Onset(10.590, 30.0, 0.0005), Onset(10.638, 30.0, 0.0005), Onset(10.732, 30.0, 0.0005)]
+    fused = fuse_audio([seen(10.600, "B"), seen(10.733, "C")], onsets, frame_s=FRAME)
+    assert [(s.player, s.t) for s in fused] == [("B", 10.590), ("C", 10.732)]
+    # a hand seen a frame late takes the first free sound, even when a later one is nearer its frame
+    fused = fuse_audio([seen(1.040, "A")], [Onset(1.005, 30.0, 0.0005), Onset(1.038, 30.0, 0.0005)], frame_s=FRAME)
+    assert [s.t for s in fused] == [1.005]
+    # without a sound near its frame, a hand keeps taking the first free one (the video may be that late)
+    fused = fuse_audio([seen(1.040, "A")], [Onset(0.960, 30.0, 0.0005)], frame_s=FRAME)
+    assert [s.t for s in fused] == [0.960]

@@ -287,17 +287,22 @@ class SlapDetector:
 
 
 def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1, after_s: float = 0.06,
-               used: set[int] | None = None, same_frame_s: float = 0.01) -> list[SlapSeen]:
+               used: set[int] | None = None, same_frame_s: float = 0.01, frame_s: float = 1 / 30) -> list[SlapSeen]:
     """Give each video slap the impact onset that timed it: the onsets within [t - before, t + after] of its
     video contact, taken in time order by the slaps in their video order (so two hands in one frame take the
-    two onsets in order). A slap without an onset keeps its video time and uncertainty. ``used``: indices of
-    onsets already given to earlier slaps (kept across calls when slaps come a frame at a time)."""
+    two onsets in order). An onset more than a frame and a half before the video contact is passed over when
+    another lies within a frame of it: that earlier sound is a hand the video missed, not this one. A slap
+    without an onset keeps its video time and uncertainty. ``used``: indices of onsets already given to earlier
+    slaps (kept across calls when slaps come a frame at a time). ``frame_s``: the video's frame interval."""
     out: list[SlapSeen] = []
     used = set() if used is None else used
     times = np.array([o.t for o in onsets]) if onsets else np.zeros(0)
     for s in sorted(slaps, key=lambda x: (x.t_video, x.frame)):
         lo, hi = np.searchsorted(times, s.t_video - before_s), np.searchsorted(times, s.t_video + after_s)
-        pick = next((i for i in range(lo, hi) if i not in used), None)
+        free = [i for i in range(lo, hi) if i not in used]
+        pick = free[0] if free else None
+        if pick is not None and s.t_video - onsets[pick].t > 1.5 * frame_s:
+            pick = next((i for i in free if abs(onsets[i].t - s.t_video) <= frame_s), pick)
         if pick is None:
             out.append(s)
             continue
@@ -345,4 +350,4 @@ def slaps_in_video(path: str, layout: Layout, zones: list[str], use_audio: bool 
         samples, rate, t0 = read_audio(path)
     except VideoError:
         return found
-    return fuse_audio(found, impact_onsets(samples, rate, t0))
+    return fuse_audio(found, impact_onsets(samples, rate, t0), frame_s=1 / det.fps)

@@ -306,7 +306,7 @@ class TableWatcher:
 
     def _arrivals(self, arrivals: list[SlapSeen]) -> None:
         if arrivals and self.onsets:
-            arrivals = fuse_audio(arrivals, self.onsets, used=self._used_onsets)
+            arrivals = fuse_audio(arrivals, self.onsets, used=self._used_onsets, frame_s=1 / self.fps)
         for s in arrivals:
             self.slapper_found.append(s)
             if self.game == "spit" and not self._a_layout_is_clear():
