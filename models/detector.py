@@ -176,8 +176,12 @@ class Detector:
     def __call__(self, frame: np.ndarray, bgr: bool = True, conf: float | None = None,
                  clip: bool = True) -> Detections:
         """Detect in one frame (BGR, as OpenCV reads it, unless ``bgr=False``); boxes in the frame's pixels."""
+        return self._detect(self.session, frame, bgr, conf, clip)
+
+    def _detect(self, session: Any, frame: np.ndarray, bgr: bool, conf: float | None, clip: bool) -> Detections:
         x, box = self.preprocess(frame, bgr)
-        return decode(self.raw(x), box, frame.shape, self.names, self.conf if conf is None else conf, self.iou,
+        raw = session.run(None, {self.input_name: x})[0]
+        return decode(raw, box, frame.shape, self.names, self.conf if conf is None else conf, self.iou,
                       self.max_det, clip)
 
     def many(self, frames: list[np.ndarray], bgr: bool = True, conf: float | None = None,
@@ -199,10 +203,4 @@ class Detector:
             self._solo = ort.InferenceSession(str(self.path), sess_options=opts, providers=["CPUExecutionProvider"])
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="detect")
 
-        def one(frame: np.ndarray) -> Detections:
-            x, box = self.preprocess(frame, bgr)
-            raw = self._solo.run(None, {self.input_name: x})[0]
-            return decode(raw, box, frame.shape, self.names, self.conf if conf is None else conf, self.iou,
-                          self.max_det, clip)
-
-        return list(self._pool.map(one, frames))
+        return list(self._pool.map(lambda f: self._detect(self._solo, f, bgr, conf, clip), frames))

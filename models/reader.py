@@ -419,16 +419,16 @@ class ReadingDetector:
 
     def __call__(self, frame: np.ndarray, bgr: bool = True, conf: float | None = None,
                  clip: bool = True) -> Detections:
-        dets = self.detector(frame, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip)
-        return self._with_reads([frame], [dets], bgr, conf)[0]
+        return self.many([frame], bgr, conf, clip)[0]
 
     def many(self, frames: list[np.ndarray], bgr: bool = True, conf: float | None = None,
              clip: bool = True) -> list[Detections]:
         """:meth:`__call__` on several frames: the detector runs them side by side (``Detector.many``), and the
         faces of all of them are read in one batch."""
+        faint = min(self.face_conf, self.conf)
         many = getattr(self.detector, "many", None)
-        found = many(frames, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip) if many is not None else \
-            [self.detector(f, bgr=bgr, conf=min(self.face_conf, self.conf), clip=clip) for f in frames]
+        found = many(frames, bgr=bgr, conf=faint, clip=clip) if many is not None else \
+            [self.detector(f, bgr=bgr, conf=faint, clip=clip) for f in frames]
         return self._with_reads(frames, found, bgr, conf)
 
     def _with_reads(self, frames: list[np.ndarray], found: list[Detections], bgr: bool,
