@@ -33,7 +33,7 @@ from models.detector import Detections, nms
 
 READER_CLASSES: tuple[str, ...] = (*FACES, "none")
 NONE = len(FACES)
-READER_SIZE = 64  # crop side fed to the reader (px)
+READER_SIZE = 64  # crop side fed to the reader (px) unless trained with another ``size``
 CROP_MARGIN = 0.08  # the square crop reaches this far (of the box's longer side) beyond the box
 MIN_BOX_PX = 24  # faces smaller than this (shorter box side, px) are not read: too few pixels for an index
 RECIPE_VERSION = 1
@@ -70,14 +70,14 @@ def _jitter(rng: np.random.Generator, box: tuple[float, ...], amount: float = NO
 
 
 def scene_crops(i: int, seed: int, faces: Any = "builtin", closeup_share: float = 0.7,
-                per_card: int = 2) -> tuple[np.ndarray, np.ndarray]:
+                per_card: int = 2, size: int = READER_SIZE) -> tuple[np.ndarray, np.ndarray]:
     """Crops (N, S, S, 3) RGB uint8 and reader class ids (N,) from synthetic scene ``i`` of ``seed``."""
     from models.scenes import make_scene
 
     rng = np.random.default_rng([seed, i, 7])
     closeup = rng.random() < closeup_share
-    size = (320, 320) if closeup else (640, 480)
-    img, _, info = make_scene(rng, faces, size, return_info=True, closeup=closeup)
+    scene_size = (320, 320) if closeup else (640, 480)
+    img, _, info = make_scene(rng, faces, scene_size, return_info=True, closeup=closeup)
     crops, ys = [], []
     faces_boxes = []
     for ob in info.objects:
@@ -90,51 +90,52 @@ def scene_crops(i: int, seed: int, faces: Any = "builtin", closeup_share: float 
             faces_boxes.append(ob.box)
             if ob.labelled and ob.visible >= 0.6 and ob.index_visible >= 0.85:
                 for _ in range(per_card):
-                    crops.append(square_crop(img, _jitter(rng, ob.box)))
+                    crops.append(square_crop(img, _jitter(rng, ob.box), size))
                     ys.append(READER_CLASSES.index(ob.name))
         elif rng.random() < 0.35:  # a back or a hand: not a face
-            crops.append(square_crop(img, _jitter(rng, ob.box, 0.15)))
+            crops.append(square_crop(img, _jitter(rng, ob.box, 0.15), size))
             ys.append(NONE)
     H, W = img.shape[:2]
     if rng.random() < 0.6:  # bare table (or whatever is there) in a card-sized box
         s = rng.uniform(0.1, 0.4) * min(W, H)
         x, y = rng.uniform(0, W - s), rng.uniform(0, H - s)
-        crops.append(square_crop(img, (x, y, x + s, y + s * rng.uniform(0.7, 1.4))))
+        crops.append(square_crop(img, (x, y, x + s, y + s * rng.uniform(0.7, 1.4)), size))
         ys.append(NONE)
     if faces_boxes and rng.random() < 0.4:  # a box mostly off its card: what a loose detection looks like
         x0, y0, x1, y1 = faces_boxes[int(rng.integers(len(faces_boxes)))]
         dx, dy = (x1 - x0) * rng.choice([-0.7, 0.7]), (y1 - y0) * rng.uniform(-0.3, 0.3)
-        crops.append(square_crop(img, (x0 + dx, y0 + dy, x1 + dx, y1 + dy)))
+        crops.append(square_crop(img, (x0 + dx, y0 + dy, x1 + dx, y1 + dy), size))
         ys.append(NONE)
     if not crops:
-        return np.zeros((0, READER_SIZE, READER_SIZE, 3), np.uint8), np.zeros(0, np.int16)
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int16)
     return np.stack(crops).astype(np.uint8), np.asarray(ys, np.int16)
 
 
 _W: dict[str, Any] = {}
 
 
-def _init(seed: int, faces: str, closeup_share: float) -> None:
+def _init(seed: int, faces: str, closeup_share: float, size: int) -> None:
     from models.scenes import FaceSet
 
     _W.update(seed=seed, faces=FaceSet(faces, user_share=0.35) if faces != "builtin" else FaceSet("builtin"),
-              closeup=closeup_share)
+              closeup=closeup_share, size=size)
 
 
 def _work(i: int) -> tuple[int, np.ndarray, np.ndarray]:
-    x, y = scene_crops(i, _W["seed"], _W["faces"], _W["closeup"])
+    x, y = scene_crops(i, _W["seed"], _W["faces"], _W["closeup"], size=_W["size"])
     return i, x, y
 
 
 def make_reader_data(scenes: int, seed: int = 0, faces: str = "builtin", closeup_share: float = 0.7,
-                     workers: int | None = None, progress: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     workers: int | None = None, progress: bool = True, size: int = READER_SIZE
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops, class ids and scene indices of ``scenes`` synthetic scenes, made on every core."""
     workers = workers or os.cpu_count() or 1
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     idx: list[np.ndarray] = []
     t0 = time.time()
-    with get_context("fork").Pool(workers, _init, (seed, str(faces), closeup_share)) as pool:
+    with get_context("fork").Pool(workers, _init, (seed, str(faces), closeup_share, size)) as pool:
         for n, (i, x, y) in enumerate(pool.imap_unordered(_work, range(scenes), chunksize=16), 1):
             xs.append(x)
             ys.append(y)
@@ -220,13 +221,16 @@ class ReaderResult:
 def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: int = 0, faces: str = "builtin",
                  batch: int = 128, lr: float = 2e-3, val_fraction: float = 0.08, hours: float | None = None,
                  data: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                 progress: bool = True, device: str = "cpu", init: str | Path | None = None) -> ReaderResult:
+                 progress: bool = True, device: str = "cpu", init: str | Path | None = None,
+                 size: int = READER_SIZE) -> ReaderResult:
     """Make the crops, train the reader, export ``OUT/reader.onnx`` and ``OUT/reader.json`` (metrics, recipe).
 
     ``hours`` stops training at that time budget (the epoch under way finishes). Validation crops come from
     held-out scenes (every scene index with ``i % round(1 / val_fraction) == 0``). ``device``: ``cpu``, or a
     GPU (``0``, ``cuda:0``); crops are augmented on the CPU either way. ``init``: start from these weights (a
-    ``reader.pt``) instead of from scratch, to train a reader further."""
+    ``reader.pt``) instead of from scratch, to train a reader further. ``size``: the crop side (px) it reads: a
+    larger one keeps a webcam's corner index unshrunk (a 720p card is about 95 px tall) at about
+    ``(size / 64) ** 2`` times the cost."""
     import torch
     import torch.nn.functional as F
 
@@ -234,7 +238,7 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     t_start = time.time()
-    x, y, idx = data if data is not None else make_reader_data(scenes, seed, faces, progress=progress)
+    x, y, idx = data if data is not None else make_reader_data(scenes, seed, faces, progress=progress, size=size)
     t_data = time.time() - t_start
     every = max(2, round(1 / val_fraction))
     val = idx % every == 0
@@ -286,10 +290,10 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
             break
     net = net.cpu().eval()
     onnx_path = out / "reader.onnx"
-    export_onnx(net, onnx_path)
+    export_onnx(net, onnx_path, size)
     metrics = {
         "recipe_version": RECIPE_VERSION, "scenes": scenes, "seed": seed, "faces": str(faces),
-        "train_crops": int(len(ytr)), "val_crops": int(len(yva)), "input": READER_SIZE, "margin": CROP_MARGIN,
+        "train_crops": int(len(ytr)), "val_crops": int(len(yva)), "input": size, "margin": CROP_MARGIN,
         "epochs": epochs, "epochs_run": epochs_run, "batch": batch, "lr": lr,
         "data_seconds": round(t_data, 1), "train_seconds": round(time.time() - t_start - t_data, 1),
         "threads": torch.get_num_threads(), "device": str(dev), "init": str(init) if init else None,
@@ -301,16 +305,16 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
     return ReaderResult(onnx_path, metrics)
 
 
-def export_onnx(net: Any, path: Path) -> None:
+def export_onnx(net: Any, path: Path, size: int = READER_SIZE) -> None:
     """ONNX with a dynamic batch (opset 17), the classes in its metadata."""
     import onnx
     import torch
 
-    dummy = torch.zeros(1, 3, READER_SIZE, READER_SIZE)
+    dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(net, dummy, str(path), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
     model = onnx.load(str(path))
-    for k, v in (("classes", ",".join(READER_CLASSES)), ("input", str(READER_SIZE)), ("margin", str(CROP_MARGIN))):
+    for k, v in (("classes", ",".join(READER_CLASSES)), ("input", str(size)), ("margin", str(CROP_MARGIN))):
         entry = model.metadata_props.add()
         entry.key, entry.value = k, v
     onnx.save(model, str(path))

@@ -29,7 +29,7 @@ modes:
   eval-detector FOLDER detections=F  score detections against FOLDER/labels.json (recall, precision, confusions)
   train images=N epochs=E imgsz=640 model=yolo11n device=cpu|0
                                      train the card detector on synthetic scenes; exports ONNX, writes a model card
-  train-reader scenes=N epochs=E faces=builtin|FOLDER
+  train-reader scenes=N epochs=E size=64|96 faces=builtin|FOLDER
                                      train the card reader (which card a detected face is); exports ONNX
   markers out=sheet.png              write the printable sheet of table-corner markers
   calibrate IMAGE|VIDEO|camera=N game=G players=A,B out=layout.yaml
@@ -294,7 +294,7 @@ def cmd_train_reader(args: list[str]) -> int:
     hours = _hours(cfg)
     result = train_reader(cfg["out"], scenes=scenes, epochs=epochs, seed=whole_number(cfg, "seed"), faces=faces,
                           hours=hours, device=str(cfg["device"]), batch=whole_number(cfg, "batch", minimum=1),
-                          init=cfg["init"], lr=float(cfg["lr"]))
+                          init=cfg["init"], lr=float(cfg["lr"]), size=whole_number(cfg, "size", minimum=32))
     reader = CardReader(result.onnx)
     real_scores = [score_on_labels(reader, f) for f in real]
     card = write_reader_card(Path(str(cfg["out"])), result.metrics, real_scores)

@@ -181,6 +181,21 @@ def test_train_reader_command_writes_the_reader_and_its_card(tmp_path: Path, cap
     assert "scenes" in capsys.readouterr().err  # the unknown key's nearest valid one
 
 
+def test_a_reader_trained_at_another_size_reads_crops_of_that_size(tmp_path: Path) -> None:
+    """``size=`` trains and exports a reader for larger crops (a 720p webcam's corner index unshrunk); the
+    exported model says its size and the crops cut for it follow."""
+    from tablecam.cli import main
+
+    out = tmp_path / "reader80"
+    assert main(["train-reader", "scenes=12", "epochs=1", "size=80", f"out={out}"]) == 0
+    reader = CardReader(out / "reader.onnx")
+    assert reader.size == 80 and json.loads((out / "reader.json").read_text())["input"] == 80
+    assert "80 px square crop" in (out / "READER_CARD.md").read_text()
+    frame = np.full((200, 300, 3), 90, np.uint8)
+    assert reader.crops(frame, np.array([[40, 30, 120, 150]], np.float32)).shape == (1, 80, 80, 3)
+    codes, conf = reader.read(frame, np.array([[40, 30, 120, 150]], np.float32))
+    assert len(codes) == 1 and codes[0] in READER_CLASSES and 0 < conf[0] <= 1
+
 def test_reading_with_four_turns_does_not_depend_on_how_the_card_lies(tiny) -> None:
     x, _ = scene_crops(1001, seed=2)
     reader = CardReader(tiny.onnx)
