@@ -150,6 +150,9 @@ class Detector:
                 imgsz = shape[2]
             else:
                 raise ValueError(f"{path} has a dynamic input size and no imgsz metadata: pass imgsz=")
+        if isinstance(shape[2], int) and int(imgsz) != shape[2]:
+            raise ValueError(f"{path} takes {shape[2]} px images only (exported with a fixed size), not imgsz={imgsz}: "
+                             "leave imgsz unset, or export the model with dynamic=True")
         self.imgsz = int(imgsz)
         names: tuple[str, ...] = CLASSES
         if "names" in meta:

@@ -115,6 +115,14 @@ def test_detector_boxes_are_in_frame_pixels(run, frame, size) -> None:
     _assert_same_detections(got.xyxy, got.class_id, want.clip(0, [w, h, w, h]), cls, atol=0.5)
 
 
+def test_an_input_size_the_model_was_not_exported_at_is_refused_by_name(run) -> None:
+    """A fixed-size export asked for another imgsz (``eval-detector imgsz=...``) says so, not an ONNX Runtime
+    shape error at the first frame."""
+    with pytest.raises(ValueError, match=f"takes {IMGSZ} px images only.*imgsz={IMGSZ + 32}"):
+        Detector(run.onnx, imgsz=IMGSZ + 32)
+    assert Detector(run.onnx, imgsz=IMGSZ).imgsz == IMGSZ
+
+
 def test_decode_maps_a_known_box_to_the_frame() -> None:
     """A box the model puts at letterbox (60..100, 50..70) of a 640x480 frame at 160 px: ratio 1/4, pad y 20."""
     raw = np.zeros((1, 4 + len(CLASSES), 3), np.float32)
