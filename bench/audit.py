@@ -35,8 +35,10 @@ import numpy as np  # noqa: E402
 
 from engine.replay import replay_to_end  # noqa: E402
 from engine.verdicts import Verdict  # noqa: E402
+from models.detector import Detector  # noqa: E402
 from models.gamevideo import FPS, TruthReader, render_game  # noqa: E402
-from tablecam.audit import audit, compare_verdicts  # noqa: E402
+from tablecam.audit import audit, compare_verdicts, default_model  # noqa: E402
+from vision.watcher import detector_input  # noqa: E402
 
 
 def match_in_order(truth: list[tuple[float, str]], found: list[tuple[float, str]], gate: float = 0.15
@@ -140,6 +142,7 @@ def main() -> int:
     if args.players is None:
         args.players = [2] if args.game in ("speed", "spit") else [3]
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tablecam-bench-"))
+    model = Path(args.model) if args.model else default_model()
     print(f"audit bench: {args.game}, 1280x720 @ {FPS} fps, {args.seconds:g} s per game, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.2f}")
     print(f"{'game':>14} {'frames':>6} {'fps':>6} {'x rt':>5} {'fps*':>6} {'x rt*':>5} {'cards':>7} {'laid by':>7} "
@@ -153,7 +156,9 @@ def main() -> int:
             said_arg = said if said.is_file() else None
 
             def reader(game: object = r) -> object:
-                return TruthReader(game.script, imgsz=224) if args.perfect else None
+                # the crops the audit cuts for the detector it would run (their side is the model's input)
+                return TruthReader(game.script, imgsz=detector_input(model, args.game) or Detector(model).imgsz) \
+                    if args.perfect else None
 
             t0 = time.perf_counter()
             res = audit(r.video, args.game, list(r.script.header.players), r.layout, root / name, model=args.model,

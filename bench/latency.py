@@ -42,7 +42,9 @@ if oracle:  # the real detector runs (its cost is in the latency) but the true t
     from models.reader import load_card_model
     from vision.tracking import zone_crop
     sc = make_script("slapjack", json.loads(sys.argv[8]), int(sys.argv[10]), float(seconds))
-    real = load_card_model(model, turns=1)  # the detector and the reader, as live runs them
+    from vision.watcher import detector_input
+    # the detector and the reader, as live runs them
+    real = load_card_model(model, turns=1, imgsz=detector_input(model, "slapjack"))
     lay = Layout.load(layout)
     detector = TruthReader(sc, zone_crop(lay.zones["center"], lay.frame_size, min_side=real.imgsz), inner=real)
 p = Player.from_settings(audio_out=wav)

@@ -22,6 +22,19 @@ from models.classes import CLASSES
 
 PAD_VALUE = 114
 MAX_WH = 7680.0  # class offset for class-aware NMS in one pass (larger than any frame)
+#: the detector's input for zone crops (the audit, the live loop; the games of ``vision.watcher.ZONE_SIZE_GAMES``)
+#: when the model takes any size: a pile's crop only has to show where the faces are (the reader reads them from the
+#: frame itself); the shipped detector there found as many (Spit, 3 games: 44 vs 46 of 133 cards read right) in
+#: two thirds of the time
+ZONE_IMGSZ = 160
+
+
+def zone_imgsz(onnx_path: str | Path) -> int | None:
+    """:data:`ZONE_IMGSZ` for a model exported with a dynamic input size; None (its own size) for a fixed one."""
+    import onnx
+
+    dims = onnx.load(str(onnx_path), load_external_data=False).graph.input[0].type.tensor_type.shape.dim
+    return ZONE_IMGSZ if len(dims) == 4 and not dims[2].HasField("dim_value") else None
 
 
 @dataclass(frozen=True)

@@ -228,9 +228,10 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
     ``hours`` stops training at that time budget (the epoch under way finishes). Validation crops come from
     held-out scenes (every scene index with ``i % round(1 / val_fraction) == 0``). ``device``: ``cpu``, or a
     GPU (``0``, ``cuda:0``); crops are augmented on the CPU either way. ``init``: start from these weights (a
-    ``reader.pt``) instead of from scratch, to train a reader further. ``size``: the crop side (px) it reads: a
-    larger one keeps a webcam's corner index unshrunk (a 720p card is about 95 px tall) at about
-    ``(size / 64) ** 2`` times the cost."""
+    ``reader.pt``) instead of from scratch, to train a reader further. ``size``: the crop side (px) it reads, at
+    about ``(size / 64) ** 2`` times the cost. A larger one keeps a 720p webcam's corner index unshrunk (a card
+    there is about 95 px tall), yet 96 px (16,000 scenes, 6 epochs) read no better: 114 of 251 top cards of rendered
+    games against the shipped 64 px reader's 129, real labelled boxes 0.76 / 0.63 against 0.81 / 0.60."""
     import torch
     import torch.nn.functional as F
 

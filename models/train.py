@@ -231,6 +231,8 @@ real decks (score those with `tablecam eval-detector` on `data/real_cards`).
 ## Files
 `best.pt` (ultralytics), `best.onnx` (ONNX, opset of ultralytics' export, outputs `(1, 4+{len(CLASSES)}, N)`
 boxes cx,cy,w,h in letterboxed pixels and class scores; NMS is not in the graph: `models.detector.Detector`).
+The ONNX input size is dynamic: whole frames and photos run at the training size (the metadata's `imgsz`), the
+zone crops of some games at `models.detector.ZONE_IMGSZ` (160 px; `vision.watcher.ZONE_SIZE_GAMES`).
 """)
 
 
@@ -306,7 +308,8 @@ def train(data: str | Path | None = None, *, images: int = 1000, epochs: int = 3
     t2 = time.perf_counter()
     onnx: Path | None = None
     if export:
-        exported = ultralytics.YOLO(str(pt)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False,
+        # any input size: the audit and the live loop run zone crops at a smaller one (models.detector.ZONE_IMGSZ)
+        exported = ultralytics.YOLO(str(pt)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=True,
                                                     device="cpu", verbose=verbose)
         onnx = Path(exported)
     t_export = time.perf_counter() - t2

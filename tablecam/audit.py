@@ -39,7 +39,7 @@ from vision.audio import impact_onsets, read_audio
 from vision.frames import VideoError, VideoReader, probe
 from vision.slaps import SlapSeen
 from vision.tracking import CardSeen, zone_crop
-from vision.watcher import TableWatcher
+from vision.watcher import TableWatcher, detector_input
 
 AUDIT_GAMES = ("slapjack", "snap", "speed", "spit", "cheat", "paijie")
 REORDER_S = 1.6  # an observation is final this long after it happened (confirmation plus tracing back)
@@ -223,8 +223,9 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
           model: str | Path | None = None, dealer: str | None = None, variants: dict | None = None,
           use_audio: bool = True, annotate: bool = True, progress: bool = True, conf: float = 0.3,
           threads: int | None = None, detector: Any = None, reader: str | Path | None = "auto",
-          said: str | Path | None = None) -> AuditResult:
+          said: str | Path | None = None, imgsz: int | None = None) -> AuditResult:
     """Audit ``video``; see the module doc. ``said``: a log of what was said at the table (:func:`read_said`).
+    ``imgsz``: the detector's input for the zone crops (None: ``vision.watcher.detector_input``).
     Raises :class:`AuditError` before writing anything when the inputs do not fit together, and
     ``vision.frames.VideoError`` when the file is not a video at all."""
     video = Path(video)
@@ -252,8 +253,9 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         try:
             # two quarter turns per crop: on rendered games four read no better (61 vs 64 of 100 top cards) at
             # twice the cost, and a game with many zones needs the time
-            detector = load_card_model(model_path, reader, conf=conf, threads=threads, turns=AUDIT_TURNS)
-        except FileNotFoundError as e:
+            detector = load_card_model(model_path, reader, conf=conf, threads=threads, turns=AUDIT_TURNS,
+                                       imgsz=imgsz or detector_input(model_path, game))
+        except (FileNotFoundError, ValueError) as e:
             raise AuditError(str(e)) from None
     variants = dict(variants or {})
     if game == "snap":

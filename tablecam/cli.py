@@ -468,7 +468,8 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     try:
         r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],
                   variants=dict(cfg["variants"] or {}), use_audio=bool(cfg["audio"]), annotate=bool(cfg["annotate"]),
-                  progress=bool(cfg["progress"]), conf=float(cfg["conf"]), reader=cfg["reader"], said=said)
+                  progress=bool(cfg["progress"]), conf=float(cfg["conf"]), reader=cfg["reader"], said=said,
+                  imgsz=whole_number(cfg, "imgsz", minimum=32) if cfg["imgsz"] is not None else None)
     except (AuditError, VideoError, FileNotFoundError) as e:
         raise ConfigError(str(e)) from None
     s = r.summary
@@ -584,6 +585,7 @@ def cmd_live(args: list[str]) -> int:
                          log_path=cfg["log"], player=player, realtime=bool(cfg["realtime"]),
                          seconds=cfg["seconds"], use_audio=bool(cfg["audio"]),
                          call_triggers=bool(cfg["call_triggers"]), reader=cfg["reader"],
+                         imgsz=whole_number(cfg, "imgsz", minimum=32) if cfg["imgsz"] is not None else None,
                          window=not bool(cfg["headless"]), mic_device=cfg["mic"], hints=bool(cfg["hints"]),
                          said=None if cfg["said"] is None else str(cfg["said"]))
     except (LiveError, VideoError, ValueError) as e:

@@ -43,7 +43,7 @@ from tablecam.speech import warmup_phrases
 from vision.audio import impact_onsets, read_audio
 from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
 from vision.microphone import Microphone, MicrophoneError
-from vision.watcher import AUDIO_TIMED_CARDS, TableWatcher
+from vision.watcher import AUDIO_TIMED_CARDS, TableWatcher, detector_input
 
 LIVE_GAMES = ("slapjack", "snap", "speed", "spit", "cheat", "paijie")
 SLAP_HOLD_S = 0.2  # a slap waits this long for its impact sound and for a card its hand may have laid
@@ -160,7 +160,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None,
              detector: Any = None, reader: str | Path | None = "auto", window: bool = False,
              mic_device: Any = None, hints: bool = False, said: str | None = None,
-             typed: Any = None) -> LiveStats:
+             typed: Any = None, imgsz: int | None = None) -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
     no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed.
     ``hints``: in Speed and Spit, say a visible legal play when the table has gone quiet (tablecam.hints).
@@ -197,8 +197,9 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         except SaidError as e:
             raise LiveError(str(e)) from None
     try:
-        detector = detector if detector is not None else load_card_model(model, reader, turns=1)
-    except FileNotFoundError as e:
+        detector = detector if detector is not None else \
+            load_card_model(model, reader, turns=1, imgsz=imgsz or detector_input(model, game))
+    except (FileNotFoundError, ValueError) as e:
         raise LiveError(str(e)) from None
     watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)
     header = GameHeader(game=game, players=tuple(players), dealer=players[-1],

@@ -71,6 +71,18 @@ def test_wrong_players_and_missing_model_are_clear(game: RenderedGame, tmp_path:
 
 
 @needs_model
+def test_the_shipped_detector_runs_zone_crops_at_the_zone_size_and_whole_photos_at_its_own() -> None:
+    """Slapjack's and Spit's pile crops go through the detector at 160 px (as many faces found, in two thirds of
+    the time); Pai Jie's rows, which lose cards there, and whole photos keep the model's 224."""
+    from models.detector import ZONE_IMGSZ, Detector, zone_imgsz
+    from vision.watcher import detector_input
+
+    assert zone_imgsz(default_model()) == ZONE_IMGSZ < Detector(default_model()).imgsz
+    assert detector_input(default_model(), "slapjack") == detector_input(default_model(), "spit") == ZONE_IMGSZ
+    assert detector_input(default_model(), "paijie") is None
+
+
+@needs_model
 def test_truncated_video_is_audited_up_to_the_damage(game: RenderedGame, tmp_path: Path) -> None:
     """Bad input loses nothing: the log up to the damage is valid and replayable; the report says where."""
     cut = tmp_path / "cut.mp4"

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from models.classes import BACK, CLASSES, HAND
-from models.detector import Detections, Detector, Letterbox, decode, letterbox, nms
+from models.detector import ZONE_IMGSZ, Detections, Detector, Letterbox, decode, letterbox, nms, zone_imgsz
+from models.gamevideo import render_game
 from models.train import MissingDependency, check_device, group_metrics, train
 
 IMGSZ = 160
@@ -115,12 +116,29 @@ def test_detector_boxes_are_in_frame_pixels(run, frame, size) -> None:
     _assert_same_detections(got.xyxy, got.class_id, want.clip(0, [w, h, w, h]), cls, atol=0.5)
 
 
-def test_an_input_size_the_model_was_not_exported_at_is_refused_by_name(run) -> None:
-    """A fixed-size export asked for another imgsz (``eval-detector imgsz=...``) says so, not an ONNX Runtime
-    shape error at the first frame."""
-    with pytest.raises(ValueError, match=f"takes {IMGSZ} px images only.*imgsz={IMGSZ + 32}"):
-        Detector(run.onnx, imgsz=IMGSZ + 32)
-    assert Detector(run.onnx, imgsz=IMGSZ).imgsz == IMGSZ
+def test_the_export_takes_any_input_size_and_a_fixed_size_model_refuses_others_by_name(run, frame,
+                                                                                     tmp_path: Path) -> None:
+    """``tablecam train`` exports a dynamic input: the audit runs zone crops at ``ZONE_IMGSZ``, whole photos keep
+    the training size (the metadata's). A model exported at a fixed size and asked for another (``eval-detector
+    imgsz=...``, ``audit imgsz=...``) says so, not an ONNX Runtime shape error at the first frame."""
+    from ultralytics import YOLO
+
+    from tablecam.audit import AuditError, audit
+
+    assert Detector(run.onnx).imgsz == IMGSZ and zone_imgsz(run.onnx) == ZONE_IMGSZ
+    det = Detector(run.onnx, imgsz=IMGSZ + 32)
+    s = IMGSZ + 32
+    assert det.raw(det.preprocess(frame)[0]).shape[2] == sum((s // k) ** 2 for k in (8, 16, 32))
+    pt = tmp_path / "fixed.pt"
+    pt.write_bytes(run.pt.read_bytes())
+    fixed = Path(YOLO(str(pt)).export(format="onnx", imgsz=IMGSZ, dynamic=False, device="cpu", verbose=False))
+    assert zone_imgsz(fixed) is None and Detector(fixed).imgsz == IMGSZ
+    with pytest.raises(ValueError, match=f"takes {IMGSZ} px images only.*imgsz={s}"):
+        Detector(fixed, imgsz=s)
+    game = render_game(tmp_path / "g.mp4", "slapjack", 3, seed=1, seconds=1.0, audio=False)
+    with pytest.raises(AuditError, match=f"takes {IMGSZ} px images only"):
+        audit(game.video, "slapjack", list(game.script.header.players), game.layout, tmp_path / "out",
+              model=fixed, imgsz=s, progress=False)
 
 
 def test_decode_maps_a_known_box_to_the_frame() -> None:

@@ -18,13 +18,14 @@ import heapq
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from calibration.layout import Layout
 from engine.events import Event
-from models.detector import Detections
+from models.detector import Detections, zone_imgsz
 from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
@@ -67,6 +68,18 @@ PLAYER_FROM_SEAT = ("paijie",)
 #: games whose card lines must name who laid the card (the referee keeps each player's count, SP-8): the arm
 #: that reached the pile as it showed says who
 PLAYER_FROM_ARM = ("speed",)
+#: games whose zone crops go through the detector at ``models.detector.ZONE_IMGSZ`` where the model takes any size,
+#: measured no worse there (``bench/audit.py --game G``, shipped models): Spit 44 vs 46 of 133 cards read right at
+#: 1.04x real time instead of 0.72x, Slapjack 32 vs 28 of 57. Not Pai Jie: its suit rows share crops up to twice
+#: the input's size, and at 160 px a row's overlapping cards were read right less often (13 vs 24 of 51). The
+#: other games keep the model's own size until they are measured
+ZONE_SIZE_GAMES = ("slapjack", "spit")
+
+
+def detector_input(model: str | Path, game: str) -> int | None:
+    """The detector's input size for ``game``'s zone crops: ``models.detector.ZONE_IMGSZ`` where the game is in
+    :data:`ZONE_SIZE_GAMES` and the model takes any size, else None (the model's own)."""
+    return zone_imgsz(model) if game in ZONE_SIZE_GAMES else None
 
 
 @dataclass
