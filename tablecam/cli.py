@@ -29,7 +29,7 @@ modes:
   eval-detector FOLDER detections=F  score detections against FOLDER/labels.json (recall, precision, confusions)
   train images=N epochs=E imgsz=640 model=yolo11n device=cpu|0
                                      train the card detector on synthetic scenes; exports ONNX, writes a model card
-  train-reader scenes=N epochs=E size=64|96 faces=builtin|FOLDER
+  train-reader scenes=N epochs=E size=64 faces=builtin|FOLDER
                                      train the card reader (which card a detected face is); exports ONNX
   markers out=sheet.png              write the printable sheet of table-corner markers
   calibrate IMAGE|VIDEO|camera=N game=G players=A,B out=layout.yaml
@@ -242,6 +242,11 @@ def _hours(cfg: dict[str, Any]) -> float | None:
     if not isinstance(hours, int | float) or isinstance(hours, bool) or hours <= 0:
         raise ConfigError(f"hours={hours!r} must be a positive number")
     return float(hours)
+
+
+def _zone_imgsz(cfg: dict[str, Any]) -> int | None:
+    """The ``imgsz=`` of the audit and the live loop: None (``vision.watcher.detector_input`` decides) or pixels."""
+    return None if cfg["imgsz"] is None else whole_number(cfg, "imgsz", minimum=32)
 
 
 def cmd_train(args: list[str]) -> int:
@@ -469,7 +474,7 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
         r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],
                   variants=dict(cfg["variants"] or {}), use_audio=bool(cfg["audio"]), annotate=bool(cfg["annotate"]),
                   progress=bool(cfg["progress"]), conf=float(cfg["conf"]), reader=cfg["reader"], said=said,
-                  imgsz=whole_number(cfg, "imgsz", minimum=32) if cfg["imgsz"] is not None else None)
+                  imgsz=_zone_imgsz(cfg))
     except (AuditError, VideoError, FileNotFoundError) as e:
         raise ConfigError(str(e)) from None
     s = r.summary
@@ -585,7 +590,7 @@ def cmd_live(args: list[str]) -> int:
                          log_path=cfg["log"], player=player, realtime=bool(cfg["realtime"]),
                          seconds=cfg["seconds"], use_audio=bool(cfg["audio"]),
                          call_triggers=bool(cfg["call_triggers"]), reader=cfg["reader"],
-                         imgsz=whole_number(cfg, "imgsz", minimum=32) if cfg["imgsz"] is not None else None,
+                         imgsz=_zone_imgsz(cfg),
                          window=not bool(cfg["headless"]), mic_device=cfg["mic"], hints=bool(cfg["hints"]),
                          said=None if cfg["said"] is None else str(cfg["said"]))
     except (LiveError, VideoError, ValueError) as e:

@@ -163,6 +163,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              typed: Any = None, imgsz: int | None = None) -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
     no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed.
+    ``imgsz``: the detector's input for the zone crops (None: ``vision.watcher.detector_input``).
     ``hints``: in Speed and Spit, say a visible legal play when the table has gone quiet (tablecam.hints).
     ``said``: what is said at the table (``tablecam.said``): ``-`` typed at the terminal as it happens (or lines
     from ``typed``, a text stream), or a said log on the recording's clock (with ``video``)."""

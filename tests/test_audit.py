@@ -68,6 +68,8 @@ def test_wrong_players_and_missing_model_are_clear(game: RenderedGame, tmp_path:
     code = main(["audit", str(game.video), f"layout={game.layout}", f"model={tmp_path / 'none.onnx'}",
                  f"out={tmp_path / 'o'}"])
     assert code == 2 and "no detector model at" in capsys.readouterr().err
+    code = main(["audit", str(game.video), f"layout={game.layout}", "imgsz=big", f"out={tmp_path / 'o'}"])
+    assert code == 2 and "imgsz" in capsys.readouterr().err and not (tmp_path / "o").exists()
 
 
 @needs_model
