@@ -143,6 +143,8 @@ def main() -> int:
         args.players = [2] if args.game in ("speed", "spit") else [3]
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tablecam-bench-"))
     model = Path(args.model) if args.model else default_model()
+    # --perfect: the stand-in reader cuts the crops the audit would cut for this model (their side is its input)
+    perfect_side = (detector_input(model, args.game) or Detector(model).imgsz) if args.perfect else 0
     print(f"audit bench: {args.game}, 1280x720 @ {FPS} fps, {args.seconds:g} s per game, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.2f}")
     print(f"{'game':>14} {'frames':>6} {'fps':>6} {'x rt':>5} {'fps*':>6} {'x rt*':>5} {'cards':>7} {'laid by':>7} "
@@ -156,9 +158,7 @@ def main() -> int:
             said_arg = said if said.is_file() else None
 
             def reader(game: object = r) -> object:
-                # the crops the audit cuts for the detector it would run (their side is the model's input)
-                return TruthReader(game.script, imgsz=detector_input(model, args.game) or Detector(model).imgsz) \
-                    if args.perfect else None
+                return TruthReader(game.script, imgsz=perfect_side) if args.perfect else None
 
             t0 = time.perf_counter()
             res = audit(r.video, args.game, list(r.script.header.players), r.layout, root / name, model=args.model,
