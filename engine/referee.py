@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import difflib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self
 
 from engine.events import Event, GameHeader
@@ -153,6 +153,21 @@ class Referee:
     def finish(self) -> list[Output]:
         """The log has ended: close everything still open."""
         return self.advance(math.inf)
+
+    def flip_source(self, zone: str | None, t: float) -> str | None:
+        """The ``source`` (SP-10) a card seen landing on ``zone`` at ``t`` must have by the rules, or None when it
+        may be a play. Default: none (only games with flips override it)."""
+        return None
+
+    def as_flip(self, ev: Event) -> Event:
+        """``ev`` as the log should keep it: a ``card`` with no ``source`` landing where only a flip can land is
+        that flip, ``source`` set and ``player`` dropped (a flip is nobody's play, SP-10). Why here: the camera
+        sees a card land, the rules say what it was; the log then reads the way a person would have written it.
+        Does not change the state."""
+        if ev.type != "card" or ev.source is not None:
+            return ev
+        src = self.flip_source(ev.zone, ev.t)
+        return ev if src is None else replace(ev, source=src, player=None)
 
     def observable_total(self) -> int | None:
         """Cards the referee can account for (stacks, piles, hands by count); None while some are unknown.

@@ -292,6 +292,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         def push(events: list[Event], until: float | None = None) -> None:
             for ev in events:
                 said_before(ev.t)
+                ev = referee.as_flip(ev)
                 log.write(ev)
                 observed.append(ev.to_dict())
                 for o in referee.push(ev):

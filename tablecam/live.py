@@ -284,6 +284,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                             heard_ev = said_log.popleft()
                             log.write(heard_ev)
                             rule(referee.push(heard_ev))
+                        ev = referee.as_flip(ev)
                         log.write(ev)
                         if hint_timer is not None:
                             hint_timer.saw(ev.t)
@@ -323,6 +324,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                 said_log.extend(typed_calls.take())
             rest = sorted([*watcher.finish(), *said_log], key=lambda e: e.t)
             for ev in rest:
+                ev = referee.as_flip(ev)
                 log.write(ev)
                 rule(referee.push(ev))
             rule(referee.finish())

@@ -670,3 +670,31 @@ def test_sp_9_a_tied_card_goes_back_to_the_tied_player_who_takes_it() -> None:
     other, _ = referee(lines=(*start("7H", "QS"), card(1.000, "left", "6H", "Bob"), card(1.005, "left", "8C", "Bob")))
     assert [v.kind for v in other.advance(1.5)] == ["unresolved_tie"]
     unchanged_anomaly(other, remove(1.005, "left", "8C", "Alice"), "SP-8")
+
+
+# ---------------------------------------------------------------------------------------- SP-10: seen flips
+def test_sp_10_a_card_seen_where_a_flip_is_due_is_logged_as_that_flip() -> None:
+    """SP-10: the camera sees a card land and the hand that laid it; where only a flip can land (the starters,
+    the turn after both_stuck) the log keeps it as the flip, ``source: side`` and nobody's, and a play as it is.
+    ``as_flip`` does not change the referee."""
+    ref, _ = referee()
+    before = ref.copy()
+    seen = ref.as_flip(parse_event(card(0.5, "left", "7H", "Alice"), 2))
+    assert (seen.source, seen.player, seen.card) == ("side", None, "7H")
+    assert ref == before
+    push(ref, *start("7H", "QS"))
+    play = parse_event(card(1.0, "left", "8C", "Alice"), 4)
+    assert ref.as_flip(play) == play
+    out = push(ref, play.to_dict(), stuck(1.5, "Alice"), card(2.0, "left", "KC", "Bob"), stuck(2.005, "Bob"))
+    assert rulings(out) == [("legal_play", "SP-2", "Alice", "8C")]  # the king's ruling is pending: no flip yet
+    assert ref.flips_due == []
+    seen = ref.as_flip(parse_event(card(3.0, "right", "4D", "Alice"), 9))  # time closes the race: both stuck
+    assert (seen.source, seen.player) == ("side", None)
+    assert ref.flips_due == []
+
+
+def test_sp_10_a_play_is_never_taken_for_a_flip_in_other_games() -> None:
+    """SP-10 concerns Speed's flips only: in Slapjack a seen card keeps its player and has no source."""
+    ref = new_referee(parse_header({"type": "game", "game": "slapjack", "players": ["Alice", "Bob"]}))
+    ev = parse_event(card(0.5, "center", "7H", "Alice"), 2)
+    assert ref.as_flip(ev) == ev

@@ -259,6 +259,19 @@ class SpeedReferee(Referee):
             self._settle(z)
         return []
 
+    def flip_source(self, zone: str | None, t: float) -> str | None:
+        """SP-10: a card landing on a centre pile whose flip is due (at the start, after ``both_stuck``) is that
+        flip. ``both_stuck`` may still wait on a race that time ``t`` closes: a copy is advanced to see."""
+        if zone not in ZONES or self.outcome is not None:
+            return None
+        if zone in self.flips_due:
+            return "side"
+        if t > self.t and (self.races or len(self.claims) == len(self.players)):
+            trial = self.copy()
+            trial.advance(t)
+            return "side" if zone in trial.flips_due else None
+        return None
+
     def _stuck(self, ev: Event) -> list[Output]:
         """SP-5: one claim changes nothing for the other player; two make both flip."""
         p = ev.player
