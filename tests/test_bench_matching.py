@@ -30,3 +30,20 @@ def test_the_most_pairs_then_the_least_error() -> None:
     found = [(0.99, "c"), (1.0, "c"), (1.5, "c")]
     assert match_in_order(truth, found) == [(0, 0), (1, 1)]
     assert match_in_order([(1.0, "c")], [(0.9, "c"), (0.99, "c")]) == [(0, 1)]
+
+
+def test_players_of_slaps_the_audit_leaves_unordered_are_compared_as_a_group() -> None:
+    # Slapjack seed 11: C hit at 3.6232 and A at 3.6252; one sound, given to C (3.6231 +- 0.5 ms), and A timed by
+    # the video alone (3.600 +- 33 ms). In time order the pairs are crosswise, yet both hands were named.
+    from audit import players_right_unordered
+
+    matched = [("C", "center", 3.600, 0.0333, "A"), ("A", "center", 3.6231, 0.0005, "C")]
+    assert players_right_unordered(matched) == 2
+    # the same two, each timed by its own sound 23 ms apart: ordered, and both wrong
+    timed = [("C", "center", 3.600, 0.0005, "A"), ("A", "center", 3.6231, 0.0005, "C")]
+    assert players_right_unordered(timed) == 0
+    # a group is compared by who is in it, not just by its size: B twice is one right of A and B
+    assert players_right_unordered([("A", "c", 1.0, 0.03, "B"), ("B", "c", 1.01, 0.03, "B")]) == 1
+    # other zones and later slaps are groups of their own
+    assert players_right_unordered([("A", "c", 1.0, 0.03, "A"), ("B", "d", 1.0, 0.03, "A"),
+                                    ("B", "c", 2.0, 0.03, "B")]) == 2
