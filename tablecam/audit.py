@@ -13,6 +13,7 @@ the audit stopped. A layout that does not fit the video is refused before anythi
 
 from __future__ import annotations
 
+import math
 import queue
 import sys
 import threading
@@ -45,6 +46,7 @@ AUDIT_GAMES = ("slapjack", "snap", "speed", "spit", "cheat", "paijie")
 REORDER_S = 1.6  # an observation is final this long after it happened (confirmation plus tracing back)
 ANNOTATE_DELAY_S = 2.0  # the annotated video runs this far behind, so verdicts can be captioned on time
 CAPTION_S = 2.5
+SAME_TIME_S = 2 / 30  # rulings closer than two frames apart: their order is not what a verdict check compares
 
 
 #: quarter turns of each face crop the audit's card reader averages (``models.reader.CardReader``)
@@ -400,12 +402,28 @@ def slap_records(slaps: list[SlapSeen], cards: list[CardSeen], verdicts: list[di
     return out
 
 
-def compare_verdicts(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[str]:
-    """Differences between two verdict lists by what was ruled (kind, rule, player, to, cards), not by when."""
+def compare_verdicts(a: list[dict[str, Any]], b: list[dict[str, Any]], same_s: float = SAME_TIME_S) -> list[str]:
+    """Differences between two verdict lists by what was ruled (kind, rule, player, to, cards), not by when.
+
+    Rulings closer together in time than ``same_s`` (two frames: what a camera can tell apart) are compared in
+    any order: A's play on the left pile 3 ms before B's on the right is the same game as B's first."""
     def key(v: dict[str, Any]) -> tuple:
         return (v.get("kind"), v.get("rule"), v.get("player"), v.get("to"), v.get("cards"))
 
-    ka, kb = [key(v) for v in a], [key(v) for v in b]
+    def canonical(vs: list[dict[str, Any]]) -> list[tuple]:
+        out: list[tuple] = []
+        group: list[tuple] = []
+        last = -math.inf
+        for v in sorted(vs, key=lambda v: float(v.get("t", 0.0))):  # stable: causal order kept at equal times
+            t = float(v.get("t", 0.0))
+            if group and t - last >= same_s:
+                out += sorted(group, key=str)
+                group = []
+            group.append(key(v))
+            last = t
+        return out + sorted(group, key=str)
+
+    ka, kb = canonical(a), canonical(b)
     if ka == kb:
         return []
     import difflib

@@ -126,3 +126,15 @@ def test_with_perfect_card_reads_the_verdicts_equal_the_ground_truth(game: Rende
     assert all(-1e-6 <= d <= 1 / FPS + 1e-6 for _, d in late), late
     line = truth_agreement(game.truth, res.log)
     assert "equal" in line, line
+
+
+def test_compare_verdicts_takes_rulings_two_frames_apart_in_any_order() -> None:
+    """SP-2/ST-2: plays on two piles 3 ms apart (the truth) and 22 ms apart the other way (the audit, one timed to
+    a frame) are the same game; the same two a second apart in the other order are not."""
+    a_left = {"t": 5.128, "kind": "legal_play", "rule": "ST-2", "player": "A"}
+    b_right = {"t": 5.131, "kind": "legal_play", "rule": "ST-2", "player": "B"}
+    assert compare_verdicts([{**b_right, "t": 5.128}, {**a_left, "t": 5.15}], [a_left, b_right]) == []
+    apart = [{**a_left, "t": 4.0}, {**b_right, "t": 5.0}]
+    assert compare_verdicts([{**b_right, "t": 4.0}, {**a_left, "t": 5.0}], apart)
+    # and never a different ruling, however close
+    assert compare_verdicts([{**a_left, "player": "B"}, b_right], [a_left, b_right])
