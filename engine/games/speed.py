@@ -266,7 +266,7 @@ class SpeedReferee(Referee):
             return None
         if zone in self.flips_due:
             return "side"
-        if t > self.t and (self.races or len(self.claims) == len(self.players)):
+        if t > self.t and self.races and len(self.claims) == len(self.players):  # _check_stuck's own test
             trial = self.copy()
             trial.advance(t)
             return "side" if zone in trial.flips_due else None
