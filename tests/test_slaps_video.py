@@ -189,3 +189,16 @@ def test_a_sound_from_a_hand_the_video_missed_is_not_given_to_the_next_hand() ->
     # without a sound near its frame, a hand keeps taking the first free one (the video may be that late)
     fused = fuse_audio([seen(1.040, "A")], [Onset(0.960, 30.0, 0.0005)], frame_s=FRAME)
     assert [s.t for s in fused] == [0.960]
+
+
+def test_the_contact_of_a_hand_landing_among_others_is_its_last_fast_step() -> None:
+    """SJ-2/TM-1: Slapjack seed 12, A's hand lands on a pile B's hand already covers: its edge comes in fast
+    (14, 25, 38 rows) and then creeps (40, 41) over B's fingers. That is a slap, in contact at the fast step; a
+    hand that lays a card comes in slowly, jumps once (the card's edge) and creeps, and is none."""
+    from vision.slaps import contact_step
+
+    assert contact_step([14, 25, 38, 40, 41], min_step=6, creep_rows=3) == 2
+    assert contact_step([10, 20, 30, 32], min_step=6, creep_rows=3) == 3  # one small step: the last one moved
+    assert contact_step([23, 24, 25, 37, 39, 40], min_step=6, creep_rows=3) is None  # A dealing, seed 238, 0.4 s
+    assert contact_step([14, 25, 38, 41, 44], min_step=6, creep_rows=3) is None  # crept too far: laying down
+    assert contact_step([-1, 25, 38], min_step=6, creep_rows=3) is None  # appeared at once

@@ -145,6 +145,7 @@ class SlapDetector:
         # more likely the fingers of a hand from the other side
         self.own_rows = 5
         self.min_step = min_step  # rows (pitch_mm each) the hand's edge covered in its last frame: a slap is fast
+        self.creep_rows = 3  # after its fast step a slapping hand's edge may creep this many rows before it stops
         self.small: np.ndarray | None = None
         self.hold_frames = 4
         self._held: list[tuple[SlapSeen, Corridor]] = []
@@ -269,14 +270,12 @@ class SlapDetector:
         come in over several frames (an arm that appeared at once: a hand going back past a card just laid) or came
         in slowly (a hand laying a card down slows to a stop)."""
         dt = 1.0 / self.fps
-        f, t = c.front[:-1], c.times[:-1]  # up to the last frame that moved
-        if len(f) < 3 or min(f[-3:]) < 0:
+        front = c.front[:-1]  # up to the last frame that moved: ``index``
+        k = contact_step(front, self.min_step, self.creep_rows)
+        if k is None:
             return None
-        # a slap is still fast in its last frame or two before it stops dead; a hand laying a card down slows
-        # to a stop (its edge creeps the last frames)
-        steps = [b - a for a, b in zip(f[-3:], f[-2:], strict=False) if a >= 0]
-        if max(steps) < self.min_step:
-            return None
+        t = c.times[:k + 1]
+        index -= len(front) - 1 - k
         # the last advancing frame is the first to show the palm down (its blurred edge runs ahead of it in the
         # frames before): the contact is taken at that frame, give or take a frame. Half a frame either way would
         # be the sampling alone; on rendered games a fifth of the contacts (hands arriving on a pile other hands
@@ -284,6 +283,27 @@ class SlapDetector:
         # before one timed by its sound that it may have followed (TM-3)
         est = t[-1]
         return SlapSeen(est, c.zone, c.player, dt, index, est)
+
+
+def contact_step(front: list[float], min_step: float, creep_rows: float) -> int | None:
+    """Which of a stopped hand's leading edges (``front``: rows per frame, up to the last that moved; -1 nothing
+    moved) was its contact, or None when it was no slap: an edge that did not come in over several frames (an arm
+    that appeared at once: a hand going back past a card just laid) or that came in slowly (a hand laying a card
+    down slows to a stop, its edge creeping the last frames)."""
+    f = front
+    if len(f) < 3 or min(f[-3:]) < 0:
+        return None
+    # a slap is still fast in its last frame or two before it stops dead
+    if max(b - a for a, b in zip(f[-3:], f[-2:], strict=False)) >= min_step:
+        return len(f) - 1
+    # or it came in fast for two frames and then crept ``creep_rows`` at most: a hand arriving on a pile other
+    # hands already crowd (its fingers spread over theirs); the contact was its last fast step
+    k = len(f) - 1
+    while k >= 3 and f[k] - f[k - 1] < min_step and f[-1] - f[k - 1] <= creep_rows:
+        k -= 1
+    if k >= 2 and min(f[k - 2:k + 1]) >= 0 and min(f[k] - f[k - 1], f[k - 1] - f[k - 2]) >= min_step:
+        return k
+    return None
 
 
 def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1, after_s: float = 0.06,
