@@ -74,6 +74,7 @@ def match_in_order(truth: list[tuple[float, str]], found: list[tuple[float, str]
                 a, b = a - 1, b - 1
     return sorted(pairs)
 
+
 def players_right_unordered(matched: list[tuple[str, str, float, float, str]]) -> int:
     """How many matched slaps name the right player: (truth player, zone, found time, found t_err, found player)
     each. Slaps on one zone that the audit itself leaves unordered (their times within each other's ``t_err``:
@@ -133,7 +134,7 @@ def score(r: object, res: object) -> dict:
                 break
     extra_others = sum(1 for d in logged if d.get("type") in ("facedown", "reveal", "remove")) - len(taken_o)
     slaps = list(sc.slaps)
-    video_err, fused_err, right_player = [], [], 0
+    video_err, fused_err = [], []
     pairs = match_in_order([(t, z) for t, _, z in slaps], [(s.t, s.zone) for s in res.slaps])
     right_player = players_right_unordered(
         [(slaps[i][1], res.slaps[j].zone, res.slaps[j].t, res.slaps[j].t_err, res.slaps[j].player)

@@ -266,9 +266,8 @@ class SlapDetector:
         return self._settle(0, final=True)
 
     def _contact(self, c: Corridor, index: int) -> SlapSeen | None:
-        """Contact at the last frame in which the edge advanced (``t_err``: a frame). None when the edge did not
-        come in over several frames (an arm that appeared at once: a hand going back past a card just laid) or came
-        in slowly (a hand laying a card down slows to a stop)."""
+        """Contact at the frame :func:`contact_step` picks from the edge's last advances (``t_err``: a frame),
+        ``index`` being the last frame that moved; None when they were no slap's."""
         dt = 1.0 / self.fps
         front = c.front[:-1]  # up to the last frame that moved: ``index``
         k = contact_step(front, self.min_step, self.creep_rows)
