@@ -184,9 +184,9 @@ def _augment(x: Any, gen: Any) -> Any:
     return out.clamp(0, 1)
 
 
-def _group_log_masks() -> tuple[Any, Any, Any, Any]:
-    """Log-masks (classes x groups; 0 in a class's group, -inf elsewhere) and each class's group, for ranks and
-    for suits. Jokers and ``none`` are groups of their own in both."""
+def _group_log_masks() -> list[tuple[Any, Any]]:
+    """For ranks, then suits: a log-mask (classes x groups; 0 in a class's group, -inf elsewhere) and each class's
+    group. Jokers and ``none`` are groups of their own in both."""
     import torch
 
     def groups(key: Any) -> tuple[Any, Any]:
@@ -197,24 +197,24 @@ def _group_log_masks() -> tuple[Any, Any, Any, Any]:
         mask[torch.arange(len(READER_CLASSES)), of] = 0.0
         return mask, of
 
-    rank_mask, rank_of = groups(lambda c: c if c == "none" or c in JOKERS else c[:-1])
-    suit_mask, suit_of = groups(lambda c: c if c == "none" or c in JOKERS else c[-1])
-    return rank_mask, rank_of, suit_mask, suit_of
+    return [groups(lambda c: c if c == "none" or c in JOKERS else c[:-1]),
+            groups(lambda c: c if c == "none" or c in JOKERS else c[-1])]
 
 
-def reader_loss(logits: Any, target: Any, masks: tuple[Any, Any, Any, Any], marginal_weight: float) -> Any:
+def reader_loss(logits: Any, target: Any, masks: list[tuple[Any, Any]], marginal_weight: float) -> Any:
     """Cross-entropy on the card, plus ``marginal_weight`` times that on its rank and on its suit (each the sum of
     the probabilities of the cards sharing it). Why: a jack's letter is learnt from all four jacks at once, and a
-    read with the right rank and wrong suit is less wrong than one with neither."""
+    read with the right rank and wrong suit is less wrong than one with neither. ``masks``:
+    :func:`_group_log_masks`, on the logits' device."""
     import torch
     import torch.nn.functional as F
 
     loss = F.cross_entropy(logits, target, label_smoothing=0.05)
     if marginal_weight > 0:
         logp = F.log_softmax(logits, 1).unsqueeze(2)
-        for mask, of in ((masks[0], masks[1]), (masks[2], masks[3])):
-            group_logp = torch.logsumexp(logp + mask.to(logits.device)[None], 1)
-            loss = loss + marginal_weight * F.nll_loss(group_logp, of.to(logits.device)[target])
+        for mask, of in masks:
+            group_logp = torch.logsumexp(logp + mask[None], 1)
+            loss = loss + marginal_weight * F.nll_loss(group_logp, of[target])
     return loss
 
 
@@ -291,7 +291,7 @@ def train_reader(out: str | Path, scenes: int = 12000, epochs: int = 8, seed: in
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     gen = torch.Generator().manual_seed(seed)
     step, epochs_run, history = 0, 0, []
-    masks = _group_log_masks()
+    masks = [(mask.to(dev), of.to(dev)) for mask, of in _group_log_masks()]  # once, not every batch
 
     def predict(batch_x: np.ndarray) -> np.ndarray:
         net.eval()
