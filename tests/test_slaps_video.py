@@ -202,3 +202,23 @@ def test_the_contact_of_a_hand_landing_among_others_is_its_last_fast_step() -> N
     assert contact_step([23, 24, 25, 37, 39, 40], min_step=6, creep_rows=3) is None  # A dealing, seed 238, 0.4 s
     assert contact_step([14, 25, 38, 41, 44], min_step=6, creep_rows=3) is None  # crept too far: laying down
     assert contact_step([-1, 25, 38], min_step=6, creep_rows=3) is None  # appeared at once
+
+
+def test_a_second_hand_on_a_pile_the_first_arm_still_covers_is_a_slap(tmp_path) -> None:
+    """SN-3 (snap_by_slap)/TM-1: Snap seed 12, C slaps B's pile at 3.760 and, 84 ms later, C's own pile with the
+    other hand. C's first arm had passed over C's pile, so its strip never went idle; the second hand still comes in
+    fast from C's side over a pile where nothing else moves, and stays. It is found, in C's name, within a frame;
+    the hands that lay cards and take piles in those seconds are still none."""
+    sc = make_script("snap", ["A", "B", "C"], 12, seconds=4.3)
+    game = render_game(tmp_path / "snap12.mp4", script=sc, audio=False)
+    lay = Layout.load(game.layout)
+    shown = [(math.ceil(e.t * FPS) / FPS, e.zone) for e in sc.events if e.type == "card"]
+    piles = sorted(z for z in lay.zones if z.startswith("pile:"))
+    found = slaps_in_video(str(game.video), lay, piles, use_audio=False, cards=shown)
+    truth = [s for s in sc.slaps if s[0] < 4.1]
+    assert (3.844, "C", "pile:C") in truth
+    pairs = match(found, truth)
+    assert all(f is not None for _, f in pairs), pairs
+    assert len(found) == len(truth), found
+    second = dict(pairs)[(3.844, "C", "pile:C")]
+    assert abs(second.t - 3.844) <= FRAME

@@ -69,6 +69,9 @@ class Corridor:
     times: list[float] = field(default_factory=list)
     state: str = "idle"  # idle, arriving, on
     entered: bool = False  # while arriving: the moving edge has crossed into the zone
+    again: bool = False  # this arrival came while the zone was still covered (see SlapDetector.update)
+    left: int = -1  # the last frame the zone was left (the reach fell back short of its centre)
+    slapped: bool = False  # a slap came down this corridor since the zone was last left
 
 
 def _px_per_mm(layout: Layout, point: np.ndarray) -> float:
@@ -148,7 +151,8 @@ class SlapDetector:
         self.creep_rows = 3  # after its fast step a slapping hand's edge may creep this many rows before it stops
         self.small: np.ndarray | None = None
         self.hold_frames = 4
-        self._held: list[tuple[SlapSeen, Corridor]] = []
+        self._held: list[tuple[SlapSeen, Corridor, bool]] = []  # (slap, its corridor, came while covered)
+        self._given: deque[tuple[SlapSeen, Corridor]] = deque(maxlen=8)  # the last slaps given out
 
     def _reach(self, fg: np.ndarray) -> float:
         """Samples from the outer end covered by an unbroken run of changed rows (one-row gaps bridged)."""
@@ -201,32 +205,53 @@ class SlapDetector:
             over = c.s_centre + self.past / c.pitch_mm
             if c.state == "idle" and r >= over:
                 c.state, c.entered = "arriving", False
+            elif c.state == "on" and not c.slapped and len(c.front) > 1 and 0 <= c.front[-2] < c.s_edge <= f \
+                    and r >= over:
+                # the zone stayed covered (by this arm's first hand, or by others' arms along the same strip), yet
+                # in the last frame nothing moved over it, only outside it, and now an edge has come in from the
+                # seat's side: a new arrival (it is a slap if :func:`contact_step` finds one when it stops)
+                c.state, c.entered, c.again = "arriving", True, True
+                continue
             if c.state == "arriving" and c.entered and f <= c.front[-2] + 0.5:
                 # the leading edge stopped coming in: the contact was in the last frame where it advanced; a hand
                 # that slapped is still there (a reach that collapses at once was a passing connection)
                 seen = self._contact(c, index - 1)
-                if seen is not None and r >= over - 1:
-                    self._held.append((seen, c))
-                c.state = "on"
+                if seen is not None and r >= over - 1 and (not c.again or self._came_again(c)):
+                    self._held.append((seen, c, c.again))
+                    c.slapped = True  # (the palm rests on the pile: it must leave before it slaps again)
+                c.state, c.again = "on", False
             elif c.state == "arriving" and f >= c.s_edge:
                 c.entered = True
             elif c.state in ("arriving", "on") and r < c.s_centre - 2:  # the palm has left the pile
-                c.state = "idle"
+                c.state, c.left, c.slapped = "idle", index, False
         return self._settle(index)
+
+    def _came_again(self, c: Corridor) -> bool:
+        """Whether an arrival on a zone that stayed covered was a slap: its own edge, not the reach (others' arms
+        make that too), came in fast for the two frames before it stopped and got to the zone's centre. A hand
+        taking a pile or going back after laying a card jumps about: forward a frame, back the next."""
+        f = c.front[-4:-1]  # up to the frame before it stopped: the contact
+        return len(f) == 3 and f[0] >= 0 and f[2] >= c.s_centre and min(f[1] - f[0], f[2] - f[1]) >= self.min_step
 
     def _settle(self, index: int, final: bool = False) -> list[SlapSeen]:
         """Arrivals held ``hold_frames`` frames, then given out; an arm reaching over a nearer pile to slap a
-        farther one on the same line from the shoulder passes over both: only the far one is a slap."""
+        farther one on the same line from the shoulder passes over both: only the far one is a slap. An arrival
+        on a zone that stayed covered must also have stayed (a palm that slapped rests on the pile, a hand on its
+        way to take a pile passes on), and is no slap when the same player's hand landed on a farther pile on the
+        same line in the frame before: that is the arm following its hand over the near pile."""
         out: list[SlapSeen] = []
-        keep: list[tuple[SlapSeen, Corridor]] = []
-        for seen, c in self._held:
+        keep: list[tuple[SlapSeen, Corridor, bool]] = []
+        for seen, c, again in self._held:
             if not final and index - seen.frame < self.hold_frames:
-                keep.append((seen, c))
+                keep.append((seen, c, again))
                 continue
-            beyond = any(o.player == seen.player and o.zone != seen.zone and abs(o.t_video - seen.t_video) <= 0.02
-                         and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in self._held)
-            if not beyond:
+            lo, hi = (-0.05, 0.02) if again else (-0.02, 0.02)  # (the far one's time less this one's)
+            others = [(o, oc) for o, oc, _ in self._held] + list(self._given)
+            beyond = any(o.player == seen.player and o.zone != seen.zone and lo <= o.t_video - seen.t_video <= hi
+                         and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in others)
+            if not beyond and not (again and c.left >= seen.frame):
                 out.append(seen)
+                self._given.append((seen, c))
         self._held = keep
         return out
 
