@@ -56,7 +56,7 @@ class SlapRecord:
     verdict: str                # slap_won, false_slap, unresolved_tie, lost_race, late, anticipated
     anticipated: bool           # contact before a human could have reacted (RULES anticipation window)
     t_err: float                # timing uncertainty (s)
-    source: str                 # "audio+video" or "video"
+    source: str                 # "audio+video", "video", or "audio" (heard, its hand found after)
     frames: list[str] = field(default_factory=list)  # JPEG paths relative to the output folder, in time order
     frame_times: list[float] = field(default_factory=list)  # the video time of each of those frames
 

@@ -222,3 +222,39 @@ def test_a_second_hand_on_a_pile_the_first_arm_still_covers_is_a_slap(tmp_path) 
     assert len(found) == len(truth), found
     second = dict(pairs)[(3.844, "C", "pile:C")]
     assert abs(second.t - 3.844) <= FRAME
+
+
+def test_a_sound_no_slap_seen_took_goes_to_the_hand_that_came_in_fast_and_stayed() -> None:
+    """TM-1/SN-3: Snap seed 5 (two players), A hit B's pile and then, 100 ms later, A's own pile with the other hand,
+    under the first arm: the video's arrival rules miss it, the impact is heard. In A's own-pile strip the edge
+    came in 14, 15, 23 rows and stayed over the pile: that hand, and no other, is the sound's."""
+    from vision.slaps import SlapDetector
+
+    sc = make_script("snap", ["A", "B"], 5, seconds=1.0)
+    det = SlapDetector(sc.layout, ["pile:A", "pile:B"], FPS)
+    mine = next(c for c in det.corridors if (c.zone, c.player) == ("pile:A", "A"))
+    others = [c for c in det.corridors if c is not mine]
+    k = mine.s_centre + 5  # the reach: over the pile's centre
+    c0 = mine.s_centre  # (18 rows from the table's edge there: the edge came in 14, 15, 23)
+    for i, f in enumerate([-1, c0 - 4, c0 - 3, c0 + 5, c0 + 5, c0 + 4, c0 + 5]):
+        t = 6.267 + i / FPS
+        mine.past.append((t, float(f), float(k)))
+        for c in others:  # the other strips: nothing comes in
+            c.past.append((t, -1.0, 0.0))
+    assert det.hand_for_sound(6.375, set()) is mine
+    assert det.hand_for_sound(6.375, {("pile:A", "A")}) is None  # that hand already has its slap
+    assert det.hand_for_sound(6.10, set()) is None  # no hand came in then
+    twin = others[0]  # two hands coming in alike: the sound cannot say whose
+    twin.past.clear()
+    shift = twin.s_centre - c0
+    twin.past.extend((t, f + shift if f >= 0 else f, float(twin.s_centre + 5)) for t, f, _ in mine.past)
+    assert det.hand_for_sound(6.375, set()) is None
+    mine.past.extend((6.267 + i / FPS, float(c0 + 5), float(c0 - 3)) for i in range(7, 9))
+    left = [(t, f, r if t < 6.375 else float(mine.s_centre - 3)) for t, f, r in mine.past]
+    mine.past.clear()
+    mine.past.extend(left)
+    twin.past.clear()
+    assert det.hand_for_sound(6.375, set()) is None  # the hand went on: it did not stay on the pile
+    mine.past.clear()
+    mine.past.extend((t, f if f < 0 else min(f, c0 - 1), float(k)) for t, f, _ in left)
+    assert det.hand_for_sound(6.375, set()) is None  # its edge stopped short of the centre (a nearer spot)

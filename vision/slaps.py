@@ -14,7 +14,9 @@ leave the pile before it can slap again. Who: the corridor's player (the seat th
 Audio (:func:`fuse_audio`): the impact onset nearest each video contact, within the video's uncertainty, gives
 the contact to the millisecond (``vision.audio``). Two hands landing in the same frame, whose order the
 video cannot tell, are ordered by their onsets when the audio has two; otherwise they keep the video's
-uncertainty (``t_err``), and the referee (TM-3) says the tie cannot be resolved.
+uncertainty (``t_err``), and the referee (TM-3) says the tie cannot be resolved. A loud impact that no slap seen
+took is a hand the arrival rules missed (one landing where other arms already are): the watcher asks
+:meth:`SlapDetector.hand_for_sound` whose hand came in fast and stayed on a pile just then.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class Corridor:
     again: bool = False  # this arrival came while the zone was still covered (see SlapDetector.update)
     left: int = -1  # the last frame the zone was left (the reach fell back short of its centre)
     slapped: bool = False  # a slap came down this corridor since the zone was last left
+    past: deque = field(default_factory=lambda: deque(maxlen=24))  # (t, front, reach) of the last frames
 
 
 def _px_per_mm(layout: Layout, point: np.ndarray) -> float:
@@ -200,6 +203,7 @@ class SlapDetector:
             c.reach.append(r)
             c.front.append(f)
             c.times.append(t)
+            c.past.append((t, f, r))
             if len(c.reach) > 8:
                 del c.reach[0], c.front[0], c.times[0]
             over = c.s_centre + self.past / c.pitch_mm
@@ -225,6 +229,31 @@ class SlapDetector:
             elif c.state in ("arriving", "on") and r < c.s_centre - 2:  # the palm has left the pile
                 c.state, c.left, c.slapped = "idle", index, False
         return self._settle(index)
+
+    def hand_for_sound(self, t: float, exclude: set[tuple[str, str]]) -> Corridor | None:
+        """The corridor whose hand landed at ``t`` (an impact heard that no slap seen took): its edge made the
+        biggest fast advance (at least ``min_step`` rows, up to the zone's centre or past it) in the frames around
+        ``t``, and its reach then covered the centre for the next frames (a hand on a nearer spot of the same line,
+        the Snap pot, stops short). None when no corridor did, or two did alike (the sound cannot say whose). For
+        a hand the arrival rules miss: one that lands on a pile its own other arm or others' arms already cover.
+        ``exclude``: (zone, player) pairs that already have a slap at that time."""
+        dt = 1.0 / self.fps
+        steps: list[tuple[float, Corridor]] = []
+        for c in self.corridors:
+            if c.zone not in self.slap_zones or (c.zone, c.player) in exclude:
+                continue
+            past = list(c.past)
+            after = [r for tt, _, r in past if t < tt <= t + 3 * dt]
+            if len(after) < 2 or min(after) < c.s_centre:
+                continue
+            best = max((f1 - f0 for (_, f0, _), (t1, f1, _) in zip(past, past[1:], strict=False)
+                        if f0 >= 0 and f1 >= c.s_centre and abs(t1 - t) <= 1.5 * dt), default=0.0)
+            if best >= self.min_step:
+                steps.append((best, c))
+        steps.sort(key=lambda x: -x[0])
+        if not steps or (len(steps) > 1 and steps[1][0] >= steps[0][0] - 2):
+            return None
+        return steps[0][1]
 
     def _came_again(self, c: Corridor) -> bool:
         """Whether an arrival on a zone that stayed covered was a slap: its own edge, not the reach (others' arms

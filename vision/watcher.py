@@ -58,6 +58,12 @@ CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
 TAKE_BACK_S = 0.35
 #: more card zones than this share their looks between neighbours (Spit's twelve, Pai Jie's rows)
 SHARE_LOOKS_ABOVE = 4
+#: an impact this loud (dB over the room's background) is a hand hitting the table; a card's tap is far softer (the
+#: rendered games: slaps 41-49 dB, taps 10-18 dB)
+SLAP_SOUND_DB = 30.0
+#: a sound no slap seen has taken by this long after it (s: the slap detector's hold, its look for the sound) is
+#: looked for among the hands on the piles (:meth:`vision.slaps.SlapDetector.hand_for_sound`)
+UNSEEN_AFTER_S = 0.3
 #: a still Spit column is looked at again this often (frames; a pile: ``PileTracker.retry``): a column's cards change
 #: only under a hand, and the change calls for a look then (looking every third of a second cost a tenth of the runs)
 COLUMN_RETRY = 30
@@ -132,6 +138,7 @@ class TableWatcher:
         self._seq = itertools.count()
         self.detections = 0
         self._used_onsets: set[int] = set()
+        self._heard_upto = 0  # onsets before this index were looked at for a hand the video missed
         self._seek = getattr(self.detector, "seek", None)
         self._laid: dict[str, tuple[float, str]] = {}  # zone -> (time, player) of the last card laid there
         self._raced: set[tuple[str, str]] = set()  # (zone, card) of cards confirmed together on one pile
@@ -149,6 +156,7 @@ class TableWatcher:
         if self._seek is not None:
             self._seek(t)
         self._arrivals(self.slapper.update(index, t, image))
+        self._heard_unseen(index, t)
         if self.arms is not None:
             self.arms.update(t, image)
         due = []
@@ -318,8 +326,30 @@ class TableWatcher:
             ev = Event(t=round(seen.t, 4), type="reveal", zone=seen.zone, cards=tuple(seen.cards), evidence=evidence)
         heapq.heappush(self._pending, (seen.t, next(self._seq), ev, seen))
 
-    def _arrivals(self, arrivals: list[SlapSeen]) -> None:
-        if arrivals and self.onsets:
+    def _heard_unseen(self, index: int, t: float) -> None:
+        """Slaps heard but not seen: a loud impact that no slap seen took, in a corridor where a hand came in fast
+        and stayed on the pile just then (the slap detector's arrival rules miss hands that land where other arms
+        already are). Only where slaps wait long enough for it (the audit; not live, whose slaps go out sooner)."""
+        if self.slap_hold_s is not None and self.slap_hold_s < UNSEEN_AFTER_S + 0.05:
+            return
+        while self._heard_upto < len(self.onsets) and self.onsets[self._heard_upto].t <= t - UNSEEN_AFTER_S:
+            i = self._heard_upto
+            self._heard_upto += 1
+            o = self.onsets[i]
+            if i in self._used_onsets or o.strength < SLAP_SOUND_DB:
+                continue
+            near = {(s.zone, s.player) for s in self.slapper_found
+                    if min(abs(s.t - o.t), abs(s.t_video - o.t)) < 0.15}
+            c = self.slapper.hand_for_sound(o.t, near)
+            if c is None:
+                continue
+            self._used_onsets.add(i)
+            frame = index - int(round((t - o.t) * self.fps))
+            self._arrivals([SlapSeen(o.t, c.zone, c.player, max(o.t_err, 0.0005), frame, o.t, "audio",
+                                     o.strength)], fuse=False)
+
+    def _arrivals(self, arrivals: list[SlapSeen], fuse: bool = True) -> None:
+        if fuse and arrivals and self.onsets:
             arrivals = fuse_audio(arrivals, self.onsets, used=self._used_onsets, frame_s=1 / self.fps)
         for s in arrivals:
             self.slapper_found.append(s)
