@@ -166,6 +166,8 @@ def main() -> int:
     ap.add_argument("--model", default=None)
     ap.add_argument("--keep", default=None, help="keep the videos and audits in this folder")
     ap.add_argument("--perfect", action="store_true", help="read the cards from the script, not the detector")
+    ap.add_argument("--no-deck", action="store_true",
+                    help="read faces with the card reader alone, not with the pictures of the game's deck")
     args = ap.parse_args()
     if args.players is None:
         args.players = [2] if args.game in ("speed", "spit") else [3]
@@ -173,8 +175,10 @@ def main() -> int:
     model = Path(args.model) if args.model else default_model()
     # --perfect: the stand-in reader cuts the crops the audit would cut for this model (their side is its input)
     perfect_side = (detector_input(model, args.game) or Detector(model).imgsz) if args.perfect else 0
+    reading = "cards from the script" if args.perfect else \
+        "reader alone" if args.no_deck else "reader and the deck's pictures"
     print(f"audit bench: {args.game}, 1280x720 @ {FPS} fps, {args.seconds:g} s per game, {os.cpu_count()} cores, "
-          f"load {os.getloadavg()[0]:.2f}")
+          f"load {os.getloadavg()[0]:.2f}; {reading}")
     print(f"{'game':>14} {'frames':>6} {'fps':>6} {'x rt':>5} {'fps*':>6} {'x rt*':>5} {'cards':>7} {'laid by':>7} "
           f"{'batches':>7} {'slaps':>7} {'player':>6} {'vid<=1f':>7} {'vid med':>7} {'aud med':>7} {'verdicts':>9}")
     rows = []
@@ -184,17 +188,18 @@ def main() -> int:
             r = render_game(root / f"{name}.mp4", args.game, n, seed, seconds=args.seconds)
             said = r.video.with_name(r.video.stem + ".said.jsonl")
             said_arg = said if said.is_file() else None
+            deck = None if args.perfect or args.no_deck else r.video.with_name(r.video.stem + ".deck")
 
             def reader(game: object = r) -> object:
                 return TruthReader(game.script, imgsz=perfect_side) if args.perfect else None
 
             t0 = time.perf_counter()
             res = audit(r.video, args.game, list(r.script.header.players), r.layout, root / name, model=args.model,
-                        progress=False, said=said_arg, detector=reader())
+                        progress=False, said=said_arg, detector=reader(), deck=deck)
             t_full = time.perf_counter() - t0
             t0 = time.perf_counter()
             audit(r.video, args.game, list(r.script.header.players), r.layout, root / f"{name}-plain",
-                  model=args.model, progress=False, annotate=False, said=said_arg, detector=reader())
+                  model=args.model, progress=False, annotate=False, said=said_arg, detector=reader(), deck=deck)
             t_plain = time.perf_counter() - t0
             s = score(r, res)
             video_s = res.frames / FPS

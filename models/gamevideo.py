@@ -33,6 +33,7 @@ from calibration.markers import DEFAULT_TABLE_MM, layout_from_homography, table_
 from engine.events import HEARD_TYPES, Event, GameHeader, dumps
 from engine.games import new_referee
 from engine.sim import simulate
+from models.classes import FACES
 from models.detector import Detections
 from models.scenes import (
     CARD_H,
@@ -784,6 +785,7 @@ def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] 
                 log.write(dumps(item.to_dict()) + "\n")
     sc.layout.save(layout_path)
     filmer = Filmer(sc, faces, seed)
+    write_deck(filmer.deck, out.with_name(out.stem + ".deck"))
     with av.open(str(out), "w", options={"movflags": "faststart"}) as c:  # index first: a cut file still plays
         vs = c.add_stream("libx264", rate=FPS)
         vs.width, vs.height = SIZE
@@ -820,3 +822,17 @@ def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] 
     if progress:
         print()
     return RenderedGame(out, truth, layout_path, sc)
+
+
+DECK_PICTURE_PX = 352  # the height of each picture in a rendered game's deck folder (4 px per mm)
+
+
+def write_deck(deck: Any, folder: Path) -> None:
+    """The faces of the deck a game was filmed with, one picture per card (``10C.png``) in ``folder``: what a
+    player would photograph of their own deck, for ``tablecam audit deck=`` (:mod:`models.deckmatch`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):  # another game's deck rendered here before
+        old.unlink()
+    for code in FACES:
+        rgba = deck.image(code, DECK_PICTURE_PX)
+        cv2.imwrite(str(folder / f"{code}.png"), cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA))

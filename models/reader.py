@@ -448,7 +448,14 @@ class ReadingDetector:
     merge_iou: float = 0.6
     max_faces: int = 4  # a pile crop shows its top card and a few peeking ones; reading costs ~0.5 ms a turn
     remember: int = 48  # reads kept: a card lying still is read once, not at every look (see :meth:`_read`)
+    deck: Any = None  # a models.deckmatch.DeckMatcher: faces are compared with pictures of the deck played
     _memo: deque = field(default_factory=deque)  # (box, crop, probabilities) of recent reads
+
+    @property
+    def wants_origin(self) -> bool:
+        """Whether each crop's place in the camera's frame must be given (the deck's pictures are compared with
+        the card turned flat through the table's homography, which is in the whole frame's pixels)."""
+        return self.deck is not None
 
     @property
     def imgsz(self) -> int:
@@ -459,21 +466,22 @@ class ReadingDetector:
         return tuple(self.detector.names)
 
     def __call__(self, frame: np.ndarray, bgr: bool = True, conf: float | None = None,
-                 clip: bool = True) -> Detections:
-        return self.many([frame], bgr, conf, clip)[0]
+                 clip: bool = True, origin: tuple[float, float] = (0.0, 0.0)) -> Detections:
+        return self.many([frame], bgr, conf, clip, [origin])[0]
 
     def many(self, frames: list[np.ndarray], bgr: bool = True, conf: float | None = None,
-             clip: bool = True) -> list[Detections]:
+             clip: bool = True, origins: list[tuple[float, float]] | None = None) -> list[Detections]:
         """:meth:`__call__` on several frames: the detector runs them side by side (``Detector.many``), and the
-        faces of all of them are read in one batch."""
+        faces of all of them are read in one batch. ``origins``: each frame's top-left corner in the camera's
+        frame, when the frames are crops of it (see :attr:`wants_origin`)."""
         faint = min(self.face_conf, self.conf)
         many = getattr(self.detector, "many", None)
         found = many(frames, bgr=bgr, conf=faint, clip=clip) if many is not None else \
             [self.detector(f, bgr=bgr, conf=faint, clip=clip) for f in frames]
-        return self._with_reads(frames, found, bgr, conf)
+        return self._with_reads(frames, found, bgr, conf, origins)
 
     def _with_reads(self, frames: list[np.ndarray], found: list[Detections], bgr: bool,
-                    conf: float | None) -> list[Detections]:
+                    conf: float | None, origins: list[tuple[float, float]] | None = None) -> list[Detections]:
         """Each frame's detections with its faces read: faces merged across face classes, the surest
         ``max_faces`` read, ``none`` dropped; backs and hands from ``conf`` on."""
         parts = []
@@ -488,7 +496,7 @@ class ReadingDetector:
                 faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)[:self.max_faces]]
             parts.append((faces, others))
         reads = self._read(frames, [p[0].xyxy if p is not None else np.zeros((0, 4), np.float32) for p in parts],
-                           bgr)
+                           bgr, origins)
         out = []
         for dets, part, (codes, probs) in zip(found, parts, reads, strict=True):
             if part is None:
@@ -509,8 +517,8 @@ class ReadingDetector:
                                   np.concatenate([faces.class_name, others.class_name])[order]))
         return out
 
-    def _read(self, frames: list[np.ndarray], boxes: list[np.ndarray], bgr: bool
-              ) -> list[tuple[list[str], np.ndarray]]:
+    def _read(self, frames: list[np.ndarray], boxes: list[np.ndarray], bgr: bool,
+              origins: list[tuple[float, float]] | None = None) -> list[tuple[list[str], np.ndarray]]:
         """The reader's codes and confidences for each frame's ``boxes``, all read in one batch; a box read before
         (about the same box, the same pixels, within a small difference) takes that read again: the reader gives the
         same pixels the same answer, and most cards on a table lie still from one look to the next."""
@@ -529,6 +537,9 @@ class ReadingDetector:
         if todo:
             p = self.reader.probabilities(np.stack([crops[i][k] for i, k in todo]))
             for (i, k), pk in zip(todo, p, strict=True):
+                if self.deck is not None:
+                    origin = origins[i] if origins is not None else (0.0, 0.0)
+                    pk = self._with_deck(frames[i] if bgr else frames[i][..., ::-1], boxes[i][k], origin, pk)
                 probs[i][k] = pk
                 self._memo.append((np.asarray(boxes[i][k], np.float32).copy(), crops[i][k].copy(), pk.copy()))
             while len(self._memo) > self.remember:
@@ -537,6 +548,24 @@ class ReadingDetector:
         for p in probs:
             best = p.argmax(1) if len(p) else np.zeros(0, np.int64)
             out.append(([self.reader.classes[j] for j in best], p[np.arange(len(best)), best]))
+        return out
+
+    def _with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float],
+                   p: np.ndarray) -> np.ndarray:
+        """The reader's probabilities ``p`` for one box, replaced by the deck's read (``models.deckmatch``) when the
+        reader takes it for a face the deck has a picture of; a face too small to compare keeps ``p``."""
+        from models.deckmatch import deck_read
+
+        read = int(p.argmax())
+        x0, y0, x1, y1 = (float(v) for v in box)
+        if read == NONE or FACES[read] not in self.deck.codes or min(x1 - x0, y1 - y0) < MIN_BOX_PX:
+            return p
+        k, confidence = deck_read(self.deck.scores(frame_bgr, box, origin))
+        out = np.zeros_like(p)
+        if k < 0:  # nothing in the deck looks like it: a hand over it, a card half covered
+            out[NONE] = 1.0
+        else:
+            out[k], out[NONE] = confidence, 1.0 - confidence
         return out
 
 

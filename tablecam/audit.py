@@ -31,7 +31,8 @@ import numpy as np
 from calibration.layout import Layout, LayoutError, draw_zones
 from engine.events import Event, GameHeader
 from engine.games import new_referee
-from models.reader import load_card_model
+from models.deckmatch import DeckMatcher
+from models.reader import ReadingDetector, load_card_model
 from tablecam.gamelog import LogWriter
 from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
 from tablecam.said import SaidError
@@ -225,8 +226,10 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
           model: str | Path | None = None, dealer: str | None = None, variants: dict | None = None,
           use_audio: bool = True, annotate: bool = True, progress: bool = True, conf: float = 0.3,
           threads: int | None = None, detector: Any = None, reader: str | Path | None = "auto",
-          said: str | Path | None = None, imgsz: int | None = None) -> AuditResult:
+          said: str | Path | None = None, imgsz: int | None = None, deck: str | Path | None = None) -> AuditResult:
     """Audit ``video``; see the module doc. ``said``: a log of what was said at the table (:func:`read_said`).
+    ``deck``: a folder with a picture of each card of the deck played (``10C.png``): faces are read by comparing
+    them with it (:mod:`models.deckmatch`); it needs the layout's table homography and the card reader.
     ``imgsz``: the detector's input for the zone crops (None: ``vision.watcher.detector_input``).
     Raises :class:`AuditError` before writing anything when the inputs do not fit together, and
     ``vision.frames.VideoError`` when the file is not a video at all."""
@@ -257,6 +260,17 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             # twice the cost, and a game with many zones needs the time
             detector = load_card_model(model_path, reader, conf=conf, threads=threads, turns=AUDIT_TURNS,
                                        imgsz=imgsz or detector_input(model_path, game))
+        except (FileNotFoundError, ValueError) as e:
+            raise AuditError(str(e)) from None
+    if deck is not None:
+        if not isinstance(detector, ReadingDetector):
+            raise AuditError(f"deck={deck}: the deck's pictures settle what the card reader reads; "
+                             f"audit with the reader (reader=auto or a path), not reader=none")
+        if lay.homography is None:
+            raise AuditError(f"deck={deck}: {lay.source} has no table homography to turn cards flat with; "
+                             f"calibrate from markers or corners")
+        try:
+            detector.deck = DeckMatcher.from_folder(deck, lay.homography)
         except (FileNotFoundError, ValueError) as e:
             raise AuditError(str(e)) from None
     variants = dict(variants or {})

@@ -432,7 +432,8 @@ def cmd_synth_video(args: list[str]) -> int:
                         seconds=seconds, faces=str(cfg["faces"]), audio=bool(cfg["audio"]), progress=True)
     except (ValueError, FileNotFoundError) as e:
         raise ConfigError(str(e)) from None
-    print(f"video: {r.video}\nground truth: {r.truth}\nlayout: {r.layout}")
+    print(f"video: {r.video}\nground truth: {r.truth}\nlayout: {r.layout}\n"
+          f"deck (a picture of each card, for audit deck=): {r.video.with_name(r.video.stem + '.deck')}")
     said = r.video.with_name(r.video.stem + ".said.jsonl")
     if said.is_file():
         print(f"said at the table: {said}")
@@ -470,13 +471,20 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     said = cfg["said"]
     if said is None and Path(str(Path(video).with_suffix("")) + ".said.jsonl").is_file():
         said = str(Path(video).with_suffix("")) + ".said.jsonl"
+    deck = cfg["deck"]
+    if deck is None and Path(str(Path(video).with_suffix("")) + ".deck").is_dir():
+        deck = str(Path(video).with_suffix("")) + ".deck"
+    elif str(deck).lower() in ("none", "false", ""):
+        deck = None
     try:
         r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],
                   variants=dict(cfg["variants"] or {}), use_audio=bool(cfg["audio"]), annotate=bool(cfg["annotate"]),
                   progress=bool(cfg["progress"]), conf=float(cfg["conf"]), reader=cfg["reader"], said=said,
-                  imgsz=_zone_imgsz(cfg))
+                  imgsz=_zone_imgsz(cfg), deck=deck)
     except (AuditError, VideoError, FileNotFoundError) as e:
         raise ConfigError(str(e)) from None
+    if deck is not None:
+        print(f"faces read against the pictures of the deck in {deck}")
     s = r.summary
     won = sum(1 for x in s.slaps if x.verdict == "slap_won")
     print(f"{len(s.cards)} cards, {len(s.slaps)} slaps ({won} won), {len(s.verdicts)} verdicts in {s.duration:.1f} s "

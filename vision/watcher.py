@@ -166,14 +166,16 @@ class TableWatcher:
                 due.append((crop, members, wants))
         many = getattr(self.detector, "many", None) if self._look_at is None else None
         found: list[Detections | None] = [None] * len(due)
+        origins = bool(getattr(self.detector, "wants_origin", False))  # it must know where each crop lies
         if many is not None and len(due) > 1:  # this frame's looks, side by side
-            found = list(many([image[c[1]:c[3], c[0]:c[2]] for c, _, _ in due]))
+            crops = [image[c[1]:c[3], c[0]:c[2]] for c, _, _ in due]
+            found = list(many(crops, origins=[(c[0], c[1]) for c, _, _ in due]) if origins else many(crops))
         for (crop, members, wants), d in zip(due, found, strict=True):
             x0, y0 = crop[0], crop[1]
             if d is None:
                 if self._look_at is not None:
                     self._look_at(crop)
-                d = self.detector(image[crop[1]:crop[3], crop[0]:crop[2]])
+                d = self.detector(image[crop[1]:crop[3], crop[0]:crop[2]], **({"origin": (x0, y0)} if origins else {}))
             self.detections += 1
             if len(d):
                 d = Detections(d.xyxy + np.array([x0, y0, x0, y0], np.float32), d.confidence, d.class_id,
