@@ -22,6 +22,7 @@ took is a hand the arrival rules missed (one landing where other arms already ar
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -66,15 +67,36 @@ class Corridor:
     background: np.ndarray | None = None
     still: np.ndarray | None = None
     prev: np.ndarray | None = None
-    reach: list[float] = field(default_factory=list)  # recent reaches (samples)
-    front: list[float] = field(default_factory=list)  # recent leading edges of motion (samples)
-    times: list[float] = field(default_factory=list)
     state: str = "idle"  # idle, arriving, on
     entered: bool = False  # while arriving: the moving edge has crossed into the zone
     again: bool = False  # this arrival came while the zone was still covered (see SlapDetector.update)
     left: int = -1  # the last frame the zone was left (the reach fell back short of its centre)
     slapped: bool = False  # a slap came down this corridor since the zone was last left
     past: deque = field(default_factory=lambda: deque(maxlen=24))  # (t, front, reach) of the last frames
+
+    def _recent(self, i: int) -> list[float]:
+        n = len(self.past)
+        return [e[i] for e in itertools.islice(self.past, max(0, n - RULES_LOOK_BACK), n)]
+
+    @property
+    def times(self) -> list[float]:
+        """The times of the last :data:`RULES_LOOK_BACK` frames (what the arrival rules look back over)."""
+        return self._recent(0)
+
+    @property
+    def front(self) -> list[float]:
+        """The leading edges of motion (samples; -1: nothing moved) of the same frames."""
+        return self._recent(1)
+
+    @property
+    def reach(self) -> list[float]:
+        """How far over the strip something reached (samples) in the same frames."""
+        return self._recent(2)
+
+
+#: frames the arrival rules look back over (:func:`contact_step` walks all of them: a longer look would change
+#: contacts); ``Corridor.past`` keeps more, for a hand heard but not seen (``SlapDetector.hand_for_sound``)
+RULES_LOOK_BACK = 8
 
 
 def _px_per_mm(layout: Layout, point: np.ndarray) -> float:
@@ -200,12 +222,7 @@ class SlapDetector:
             self.reached[(c.zone, c.player)].append((t, float(fg[lo:c.s_edge].mean()) if c.s_edge > lo else 0.0))
             if c.zone not in self.slap_zones:
                 continue
-            c.reach.append(r)
-            c.front.append(f)
-            c.times.append(t)
             c.past.append((t, f, r))
-            if len(c.reach) > 8:
-                del c.reach[0], c.front[0], c.times[0]
             over = c.s_centre + self.past / c.pitch_mm
             if c.state == "idle" and r >= over:
                 c.state, c.entered = "arriving", False
