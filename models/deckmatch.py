@@ -7,11 +7,13 @@ is one known deck. Given a picture of each of its cards (a folder like ``faces=`
 homography (the layout's) and compared with each picture, pixel by pixel (normalised cross-correlation): the
 whole face counts (pips, figure, colour), not only its index.
 
-The card's pose comes first: its angle and centre on the table. The detector's box gives the centre roughly and
-says nothing of the angle, so the box's neighbourhood is turned flat at every angle (6 degree steps, at half
-resolution) and compared with the deck's mean face, which every card of the deck resembles (white border, index
-corners); the best angle and shift are then refined at full resolution against the deck's best-scoring cards,
-each also turned half a turn (a card lies either way up).
+The card's angle comes first. The detector's box gives the card's place roughly and says nothing of its angle, so
+the box's neighbourhood is turned flat at every angle (6 degree steps, grey, half resolution) and compared with
+the deck's mean face inside a rim of dark table (every card of the deck resembles it: white, index corners). At
+that angle every card's picture is compared, each also turned half a turn (a card lies either way up); the six
+best again in colour at full resolution, at that angle and 3 degrees either side, 15 mm around the box's middle
+either way. Cards that match alike (courts of one colour in many designs) are ordered by the pixels where their
+pictures differ. A card read before and still lying there untouched is not searched again.
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ SEARCH_MM = 15.0  # how far the card's centre may be from the box's centre (dete
 COARSE_SCALE = 0.5  # the coarse search looks at this fraction of the full resolution
 POSE_RIM_MM = 3.0  # the rim of table around the mean face when the pose is searched
 POSE_RIM_SHADE = 0.5  # ... and its grey, as a fraction of the mean face's
-TURNS = (-COARSE_STEP_DEG / 2, 0.0, COARSE_STEP_DEG / 2)  # turns off the pose's angle at which cards are compared
-COARSE_TURNS = (0.0,)  # every card is compared at the pose's angle alone at half resolution; the best at TURNS
-REFINE_MM = SEARCH_MM
-REFINE_TOP = 6  # cards compared at full resolution: those scoring best at the coarse pose
+#: every card is compared (grey, half resolution) at the pose's angle; the REFINE_TOP best again in colour at full
+#: resolution at that angle and half a step either side
+REFINE_TURNS = (-COARSE_STEP_DEG / 2, 0.0, COARSE_STEP_DEG / 2)
+REFINE_TOP = 6
 #: a best match below this is no read (a hand over the card, a card half covered, a box on no card): measured on
 #: rendered Snap s238, every one of 121 landed cards at or above it read right but 4, none of 8 below it did
 MIN_MATCH = 0.4
@@ -75,12 +77,10 @@ class DeckMatcher:
         self.to_image = np.linalg.inv(self.to_mm)
         self.origin = np.zeros(2)  # where the frame given to :meth:`scores` lies in the camera's frame (a crop)
         self._face_ids = np.array([FACES.index(c) for c in self.codes])
-        self._recent: deque = deque()  # (angle, centre mm, picture index, match, scores) of the latest reads
+        self._recent: deque = deque()  # (angle, centre mm, the flat view, scores) of the latest reads
         w, h = (int(round(v * PX_PER_MM)) for v in CARD_MM)
-        self.size = (w, h)
         full = [_flat_face(faces[c], (w, h)) for c in self.codes]
         self.full = full + [np.ascontiguousarray(f[::-1, ::-1]) for f in full]  # a half turn each
-
         half = (int(round(w * COARSE_SCALE)), int(round(h * COARSE_SCALE)))
         # the coarse searches compare grey pictures at half resolution (a sixth of the cost); colour is for the end
         self.half = np.stack([cv2.cvtColor(cv2.resize(f, half, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
@@ -136,12 +136,8 @@ class DeckMatcher:
             r = cv2.matchTemplate(flat, self.mean_half, cv2.TM_CCOEFF_NORMED)
             _, score, _, (lx, ly) = cv2.minMaxLoc(r)
             if score > best[0]:
-                # (lx, ly) is the template's top-left corner in the flat view; its centre, in the turned frame
-                dx = (lx + self.mean_half.shape[1] / 2) / px - half[0]
-                dy = (ly + self.mean_half.shape[0] / 2) / px - half[1]
-                a = math.radians(float(angle))
-                shift = np.array([dx * math.cos(a) - dy * math.sin(a), dx * math.sin(a) + dy * math.cos(a)])
-                best = (score, float(angle), centre + shift)
+                best = (score, float(angle),
+                        self._centre_of(centre, float(angle), (lx, ly), half, px, self.mean_half.shape))
         return best[1], best[2], best[0]
 
     def _tell_apart(self, best: np.ndarray, at: dict[int, tuple[int, np.ndarray, tuple[int, int]]]) -> None:
@@ -197,20 +193,14 @@ class DeckMatcher:
         n = len(self.codes)
         px = self.half.shape[2] / CARD_MM[0]
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
-        coarse = np.full(2 * n, -2.0)
-        for d in COARSE_TURNS:
-            win = self._flat(frame, centre, angle + d, half, px)
-            if self.half.ndim == 3:
-                win = cv2.cvtColor(win, cv2.COLOR_BGR2GRAY)
-            coarse = np.maximum(coarse, [float(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED).max())
-                                         for t in self.half])
+        win = cv2.cvtColor(self._flat(frame, centre, angle, half, px), cv2.COLOR_BGR2GRAY)
+        coarse = np.array([float(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED).max()) for t in self.half])
         per_card = np.maximum(coarse[:n], coarse[n:])
         best = np.full(n, -1.0)
         at: dict[int, tuple[int, np.ndarray, tuple[int, int]]] = {}  # card -> (way up, its view, where it fits)
         posed: dict[int, tuple[float, np.ndarray]] = {}  # card -> (angle, centre mm) where it fits best
         top = np.argsort(-per_card)[:REFINE_TOP]
-        half = (CARD_MM[0] / 2 + REFINE_MM, CARD_MM[1] / 2 + REFINE_MM)
-        for d in TURNS:
+        for d in REFINE_TURNS:
             win = self._flat(frame, centre, angle + d, half, PX_PER_MM)
             for k in top:
                 for j in (k, k + n):

@@ -562,8 +562,8 @@ class ReadingDetector:
             return p
         k, confidence = deck_read(self.deck.scores(frame_bgr, box, origin))
         out = np.zeros_like(p)
-        if k < 0:  # nothing in the deck looks like it: a hand over it, a card half covered
-            out[NONE] = 1.0
+        if k < 0:  # nothing in the deck looks like it (a hand over it, a card half covered): a face, no read
+            out[read] = UNREAD_CONF
         else:
             out[k], out[NONE] = confidence, 1.0 - confidence
         return out
@@ -572,6 +572,9 @@ class ReadingDetector:
 #: a read is taken again for a box within this many pixels of one read before, whose crop differs by at most
 #: this mean grey level (0-255): codec noise on a still card, not another card or a hand coming over it
 MEMO_BOX_PX = 6.0
+#: the confidence of a face the deck's pictures cannot name: kept (the pile is not empty) but below any tracker's
+#: evidence threshold, so it names nothing
+UNREAD_CONF = 0.1
 MEMO_PIXELS = 6.0
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"

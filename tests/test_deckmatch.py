@@ -17,7 +17,7 @@ from calibration.layout import Layout
 from models.classes import FACES
 from models.deckmatch import MIN_MATCH, DeckMatcher, deck_read
 from models.gamevideo import make_script, render_game, write_deck
-from models.reader import NONE, SHIPPED_READER, CardReader, ReadingDetector
+from models.reader import NONE, SHIPPED_READER, UNREAD_CONF, CardReader, ReadingDetector
 from models.scenes import FaceSet
 
 W, H = 1280, 720
@@ -120,6 +120,12 @@ def test_the_reading_detector_takes_the_deck_read_for_a_face_the_reader_saw(deck
     p_none = np.zeros_like(p)
     p_none[NONE] = 1.0
     assert np.array_equal(rd._with_deck(frame, box, (0.0, 0.0), p_none), p_none)
+    # a face the pictures cannot name (a palm over it) stays a face, too unsure to name anything: the pile is there
+    cx, cy = quad.mean(0)
+    cv2.ellipse(frame, (int(cx), int(cy)), (70, 55), 20, 0, 360, (120, 160, 200), -1)
+    rd.deck._recent.clear()
+    covered = rd._with_deck(frame, box, (0.0, 0.0), p_face)
+    assert int(covered.argmax()) == int(p_face.argmax()) and covered.max() == UNREAD_CONF
 
 
 def test_a_rendered_game_comes_with_its_deck_and_the_audit_checks_what_the_deck_needs(tmp_path: Path) -> None:

@@ -209,3 +209,24 @@ def test_a_card_laid_along_a_long_row_is_a_change_to_look_at() -> None:
     img2[310:400, 300:370] = 240  # one card on the row
     assert tr.remember(1, 1 / 30, img2)
     assert not tr.remember(2, 2 / 30, img2)  # nothing new
+
+
+def test_a_face_read_too_unsurely_still_shows_the_pile_is_there() -> None:
+    """A face the reader cannot name (too unsure to count: a shadow over it) is no new card, but the pile is not
+    empty either: its top stays, and the same card read again later is not played again (ST-3: a Spit column's
+    top announced twice)."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1)
+    box = (160.0, 150.0, 240.0, 260.0)
+    img = frame_with(card=True)
+    cards = []
+    script = [("7H", 0.9)] * 2 + [("7H", 0.1)] * 4 + [("7H", 0.9)] * 3
+    for i, (name, conf) in enumerate(script):
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, dets((name, conf, box)))
+        if s:
+            cards.append(s.card)
+    assert cards == ["7H"] and tr.top == "7H"
+    for i in range(9, 12):  # nothing at all there: the pile was taken
+        tr.remember(i, i / 30, frame_with(card=False))
+        tr.update(i, i / 30, dets())
+    assert tr.top is None

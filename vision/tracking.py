@@ -209,7 +209,12 @@ class PileTracker:
                 inside.append((c, n, b))
         hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
-        if not inside and not hand_boxes:
+        # a face read too unsurely to count (a reader that cannot say which card: under a hand's shadow, half
+        # covered) still shows that the pile is there
+        unsure = any(n not in FACE_EXCLUDE and c < self.min_conf and self.zone.contains([((b[0] + b[2]) / 2,
+                                                                                          (b[1] + b[3]) / 2)])[0]
+                     for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True))
+        if not inside and not hand_boxes and not unsure:
             self._empty_runs += 1
             if self._empty_since is None:
                 self._empty_since = (t, index)
