@@ -125,20 +125,17 @@ class DeckMatcher:
         p = np.c_[[[x0, y0], [x1, y0], [x1, y1], [x0, y1]] + self.origin, np.ones(4)] @ self.to_mm.T
         return (p[:, :2] / p[:, 2:3]).mean(0)
 
-    def pose(self, frame: np.ndarray, box: Any) -> tuple[float, np.ndarray, float]:
-        """(angle in degrees, centre in table mm, match) of the card most like the deck's mean face near ``box``."""
-        centre = self._box_centre(box)
+    def _angle(self, frame: np.ndarray, centre: np.ndarray) -> float:
+        """The angle (degrees) at which the table around ``centre`` (mm) looks most like the deck's mean face."""
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
         px = self.half.shape[2] / CARD_MM[0]
-        best = (-2.0, 0.0, centre)
+        best = (-2.0, 0.0)
         for angle in np.arange(0.0, 180.0, COARSE_STEP_DEG):
             flat = cv2.cvtColor(self._flat(frame, centre, float(angle), half, px), cv2.COLOR_BGR2GRAY)
-            r = cv2.matchTemplate(flat, self.mean_half, cv2.TM_CCOEFF_NORMED)
-            _, score, _, (lx, ly) = cv2.minMaxLoc(r)
+            score = float(cv2.matchTemplate(flat, self.mean_half, cv2.TM_CCOEFF_NORMED).max())
             if score > best[0]:
-                best = (score, float(angle),
-                        self._centre_of(centre, float(angle), (lx, ly), half, px, self.mean_half.shape))
-        return best[1], best[2], best[0]
+                best = (score, float(angle))
+        return best[1]
 
     def _tell_apart(self, best: np.ndarray, at: dict[int, tuple[int, np.ndarray, tuple[int, int]]]) -> None:
         """Cards matching within :data:`CLOSE` of the best look alike as a whole (courts of one colour in many
@@ -189,7 +186,7 @@ class DeckMatcher:
         again = self._still_there(frame, centre)
         if again is not None:
             return again
-        angle, _, _ = self.pose(frame, box)
+        angle = self._angle(frame, centre)
         n = len(self.codes)
         px = self.half.shape[2] / CARD_MM[0]
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)

@@ -572,10 +572,10 @@ class ReadingDetector:
 #: a read is taken again for a box within this many pixels of one read before, whose crop differs by at most
 #: this mean grey level (0-255): codec noise on a still card, not another card or a hand coming over it
 MEMO_BOX_PX = 6.0
+MEMO_PIXELS = 6.0
 #: the confidence of a face the deck's pictures cannot name: kept (the pile is not empty) but below any tracker's
 #: evidence threshold, so it names nothing
 UNREAD_CONF = 0.1
-MEMO_PIXELS = 6.0
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 SHIPPED_READER = WEIGHTS / "tablecam-reader.onnx"

@@ -468,13 +468,14 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     from vision.frames import VideoError
 
     layout, _, game, players = _table(cfg, video)
+    beside = str(Path(video).with_suffix(""))  # what synth-video writes next to a video it films
     said = cfg["said"]
-    if said is None and Path(str(Path(video).with_suffix("")) + ".said.jsonl").is_file():
-        said = str(Path(video).with_suffix("")) + ".said.jsonl"
+    if said is None and Path(beside + ".said.jsonl").is_file():
+        said = beside + ".said.jsonl"
     deck = cfg["deck"]
-    if deck is None and Path(str(Path(video).with_suffix("")) + ".deck").is_dir():
-        deck = str(Path(video).with_suffix("")) + ".deck"
-    elif str(deck).lower() in ("none", "false", ""):
+    if deck is None and Path(beside + ".deck").is_dir():
+        deck = beside + ".deck"
+    elif deck is not None and str(deck).lower() in ("none", "false", ""):
         deck = None
     try:
         r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],

@@ -200,21 +200,14 @@ class PileTracker:
 
     def update(self, index: int, t: float, dets: Detections) -> CardSeen | None:
         """The detections of this frame's crop (already in frame pixels); returns a newly confirmed top card."""
-        faces = [(float(c), str(n), b) for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True)
-                 if n not in FACE_EXCLUDE and c >= self.min_conf]
-        inside = []
-        for c, n, b in faces:
-            centre = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
-            if self.zone.contains([centre])[0]:
-                inside.append((c, n, b))
+        on_pile = [(float(c), str(n), b) for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True)
+                   if n not in FACE_EXCLUDE and self.zone.contains([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)])[0]]
+        # only faces read surely enough are evidence; one read too unsurely (a reader that cannot say which card:
+        # under a hand's shadow, half covered) still shows that the pile is there
+        inside = [(c, n, b) for c, n, b in on_pile if c >= self.min_conf]
         hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
-        # a face read too unsurely to count (a reader that cannot say which card: under a hand's shadow, half
-        # covered) still shows that the pile is there
-        unsure = any(n not in FACE_EXCLUDE and c < self.min_conf and self.zone.contains([((b[0] + b[2]) / 2,
-                                                                                          (b[1] + b[3]) / 2)])[0]
-                     for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True))
-        if not inside and not hand_boxes and not unsure:
+        if not on_pile and not hand_boxes:
             self._empty_runs += 1
             if self._empty_since is None:
                 self._empty_since = (t, index)
