@@ -36,6 +36,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=None, help="cut the game off (default: the whole game)")
     ap.add_argument("--jitter", type=float, default=0.06)
     ap.add_argument("--keep", default=None, help="render into this folder (and reuse what is there)")
+    ap.add_argument("--show", action="store_true", help="print each card the deck's pictures read wrong")
     args = ap.parse_args()
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tablecam-deck-"))
     video = root / f"{args.game}-{args.players}p-s{args.seed}.mp4"
@@ -65,6 +66,8 @@ def main() -> int:
                 n += 1
                 by_reader += codes[0] == card.code
                 by_deck += got >= 0 and FACES[got] == card.code
+                if args.show and not (got >= 0 and FACES[got] == card.code):
+                    print(f"  frame {k}: {card.code} read as {FACES[got] if got >= 0 else 'nothing'}")
     print(f"{args.game} {args.players}p seed {args.seed}: {n} cards landing; read right by the reader {by_reader}, "
           f"by the deck's pictures {by_deck}; deck {statistics.median(ms):.1f} ms a card (median)")
     return 0

@@ -208,7 +208,8 @@ class DeckMatcher:
                                                                     self.full[j].shape[:2]))
         self._tell_apart(best, at)
         k0 = int(best.argmax())
-        if k0 in at:
+        if k0 in at and best[k0] >= MIN_MATCH:  # a failed read is not kept: its pose may be wrong (a box on part
+            # of a card) while the table there stays as it was, and a good box there would be told the failure
             angle0, centre0 = posed[k0]
             view = self._flat(frame, centre0, angle0, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
             self._recent.append((angle0, centre0, view, best.copy()))

@@ -201,3 +201,18 @@ def test_a_two_on_a_checked_cloth_in_a_rendered_game_is_read_with_the_deck(tmp_p
         frame = next(f for k, f in enumerate(c.decode(video=0)) if k == 106).to_ndarray(format="bgr24")
     found = det(frame[y0:y1, x0:x1], origin=(x0, y0))
     assert "2D" in list(found.class_name)
+
+
+def test_a_failed_read_does_not_stand_for_the_card_it_was_on(deck) -> None:
+    """TM-1: a box on the top of a card only (a hand just leaving it) reads nothing; the whole card's box a moment
+    later, with the table unchanged, is searched again and read, not told the failure of the part."""
+    frame = table_frame(3)
+    quad = card_quad((5.0, 0.0), 2.0)
+    lay_card(frame, deck.image("JS", 200), quad)
+    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+    whole = box_of(quad)
+    part = whole.copy()
+    part[3] = whole[1] + 0.5 * (whole[3] - whole[1])
+    assert deck_read(matcher.scores(frame, part))[0] == -1
+    k, _ = deck_read(matcher.scores(frame, whole))
+    assert FACES[k] == "JS", k

@@ -33,6 +33,8 @@ from models.detector import Detections
 FACE_EXCLUDE = frozenset({"back", "hand"})
 #: a card first read this long (s) or less before its clean looks date it is dated by that read
 READ_BOUND_S = 0.3
+#: a pile seen bare is looked at again at every chance this many times (then as any still pile)
+LOST_LOOKS = 4
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,9 @@ class PileTracker:
     _last_small: np.ndarray | None = None
     _small: np.ndarray | None = None  # this frame's small crop
     _last_run: int = -10**9
-    _empty_runs: int = 0
+    _hand_since_seen: bool = False  # a hand was over the pile since a look last saw a face on it with none over it
+    _empty_runs: int = 0  # looks in a row that saw the pile gone (nothing on it after a hand was over it)
+    _blank_looks: int = 0  # looks in a row that saw nothing on the pile, nor a hand or a card back over it
     forget_s: float = 3.0
     _last_seen: dict = field(default_factory=dict)  # code -> last time any run detected it here
     _seen_at: dict = field(default_factory=dict)  # code -> when it was confirmed as the top
@@ -175,15 +179,21 @@ class PileTracker:
             self._frames.popleft()
         small = cv2.resize(self._watched(grey), (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
         self._small = small
-        if index - self._last_run < self.every:
-            return False
+        if index - self._last_run < self.every and not self._count:  # a card read once is looked at again at
+            return False  # once: a hand may cover it a few frames after it lands (a slap on it)
         if self._last_small is not None and float(np.abs(small - self._last_small).mean()) < self.change \
-                and self._count == 0 and self._missing_since is None and not self.unsettled() \
+                and self._count == 0 and self._missing_since is None and not self._lost() and not self.unsettled() \
                 and index - self._last_run < self.retry:
             return False
         self._last_small = small
         self._last_run = index
         return True
+
+    def _lost(self) -> bool:
+        """The last look saw nothing on the pile: look again at every chance, a few times: a card just laid or
+        turned over may have been missed (the detector is weakest on a card that has just stopped), or the pile
+        was taken and a second look says so."""
+        return 0 < self._blank_looks <= LOST_LOOKS
 
     def unconfirmed_reads(self) -> dict[str, float]:
         """Cards read here and not yet confirmed: code -> the first look that read it."""
@@ -206,8 +216,21 @@ class PileTracker:
         # under a hand's shadow, half covered) still shows that the pile is there
         inside = [(c, n, b) for c, n, b in on_pile if c >= self.min_conf]
         hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
+        (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
+        # a card back over the pile is a card on its way there (turned as it is played) or lying on it: not a pile
+        # seen empty
+        back_over = any(n == "back" and _overlap((zx0, zy0, zx1, zy1), b)
+                        for b, n in zip(dets.xyxy, dets.class_name, strict=True))
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
-        if not on_pile and not hand_boxes:
+        if any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes):
+            self._hand_since_seen = True
+        elif on_pile:
+            self._hand_since_seen = False
+        # a pile goes only in a hand: one not seen with no hand over it since it last showed is still there (the
+        # detector missed it)
+        blank = not on_pile and not hand_boxes and not back_over
+        self._blank_looks = self._blank_looks + 1 if blank else 0
+        if blank and (self._hand_since_seen or not self.history):
             self._empty_runs += 1
             if self._empty_since is None:
                 self._empty_since = (t, index)
@@ -218,11 +241,12 @@ class PileTracker:
                 self.history.clear()
                 self.top = None
                 self.stack = []
+                self._first_look.clear()  # the cards read and never confirmed went with it
+                self._first_read.clear()
         else:
             self._empty_runs = 0
             self._empty_since = None
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
-            (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
             over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
             self._check_removed(index, t, looked, over)
             self._check_buried(index, t, looked, over or any(n not in self.history for n in looked))
