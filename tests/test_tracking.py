@@ -59,14 +59,36 @@ def test_new_card_needs_two_runs_and_is_dated_back_to_its_first_frame() -> None:
         s = tr.update(i, t, d)
         if s:
             seen.append(s)
-    # changes; a pile seen bare is looked at again at every chance, a few times (frames 1-2; 6: a card just laid
-    # may have been missed); the confirming run; then every retry = 3 frames on a still pile
-    assert runs == [0, 1, 2, 3, 5, 6, 7, 10, 13]
+    assert runs == [0, 3, 5, 8, 9, 12]  # changes, a still pile looked at again (retry), the confirming run
     assert len(seen) == 1
     s = seen[0]
     assert s.card == "7H" and s.zone == "center"
-    assert s.frame == 7  # confirmed on the second run that saw it
+    assert s.frame == 9  # confirmed on the second run that saw it
     assert abs(s.t - 5 / 30) < 1e-9  # but it showed (uncovered) from frame 5
+
+
+def test_a_pile_looked_at_and_seen_bare_is_looked_at_again_at_once() -> None:
+    """TM-1: a look that sees nothing where cards lie (the detector missed a card just turned over on the pile) is
+    followed by another at the next chance, not after ``retry`` frames of a still table: a slap may cover the card
+    a few frames later. A card read once is looked at again the next frame too."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=2, retry=10)
+    box = (160.0, 150.0, 240.0, 260.0)
+    seven, queen = frame_with(card=True), frame_with(card=True)
+    queen[160:250, 170:230] = 30  # (the queen's figure)
+    runs, seen = [], []
+    for i in range(16):
+        img = seven if i < 6 else queen
+        if not tr.remember(i, i / 30, img):
+            continue
+        runs.append(i)
+        # 7H lies there; QC lands on it in frame 6; the detector misses the pile at frame 6 and 8
+        d = dets(("7H", 0.9, box)) if i < 6 else dets() if i < 10 else dets(("QC", 0.9, box))
+        s = tr.update(i, i / 30, d)
+        if s:
+            seen.append(s)
+    assert runs[:6] == [0, 1, 6, 8, 10, 11], runs  # (1: 7H read once; 8, 10: the pile seen bare; 11: QC read once)
+    assert [s.card for s in seen] == ["7H", "QC"]
+    assert seen[1].frame == 11 and abs(seen[1].t - 6 / 30) < 1e-9
 
 
 def test_a_single_flicker_is_not_a_card() -> None:

@@ -33,7 +33,7 @@ from models.detector import Detections
 FACE_EXCLUDE = frozenset({"back", "hand"})
 #: a card first read this long (s) or less before its clean looks date it is dated by that read
 READ_BOUND_S = 0.3
-#: a pile seen bare is looked at again at every chance this many times (then as any still pile)
+#: a pile seen bare where cards lie is looked at again at every chance this many times (then as any still pile)
 LOST_LOOKS = 4
 
 
@@ -179,8 +179,10 @@ class PileTracker:
             self._frames.popleft()
         small = cv2.resize(self._watched(grey), (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
         self._small = small
-        if index - self._last_run < self.every and not self._count:  # a card read once is looked at again at
-            return False  # once: a hand may cover it a few frames after it lands (a slap on it)
+        # a card read once on a pile that is slapped is looked at again at once: the slap may cover it a few frames
+        # after it lands (a race pile's next card covers it, and the race is confirmed together)
+        if index - self._last_run < self.every and (self.races or not self._count):
+            return False
         if self._last_small is not None and float(np.abs(small - self._last_small).mean()) < self.change \
                 and self._count == 0 and self._missing_since is None and not self._lost() and not self.unsettled() \
                 and index - self._last_run < self.retry:
@@ -190,10 +192,11 @@ class PileTracker:
         return True
 
     def _lost(self) -> bool:
-        """The last look saw nothing on the pile: look again at every chance, a few times: a card just laid or
-        turned over may have been missed (the detector is weakest on a card that has just stopped), or the pile
-        was taken and a second look says so."""
-        return 0 < self._blank_looks <= LOST_LOOKS
+        """The last look saw nothing on a pile where cards lie: look again at every chance, a few times: a card
+        just turned over on it may have been missed (the detector is weakest on a card that has just stopped), or
+        the pile was taken and a second look says so. (A bare place, a Spit column played out, waits for a
+        change.)"""
+        return 0 < self._blank_looks <= LOST_LOOKS and bool(self.history)
 
     def unconfirmed_reads(self) -> dict[str, float]:
         """Cards read here and not yet confirmed: code -> the first look that read it."""
@@ -248,7 +251,7 @@ class PileTracker:
             self._empty_since = None
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
             over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
-            self._check_removed(index, t, looked, over)
+            self._check_removed(index, t, looked, over, back_over)
             self._check_buried(index, t, looked, over or any(n not in self.history for n in looked))
         for _, n, _ in inside:
             self._last_seen[n] = t
@@ -309,11 +312,14 @@ class PileTracker:
         self.also += out[:-1]
         return out[-1]
 
-    def _check_removed(self, index: int, t: float, seen: set[str], hands: bool) -> None:
-        """The top is gone while the cards it covered show: it was taken back (after ``confirm + 1`` looks)."""
+    def _check_removed(self, index: int, t: float, seen: set[str], hands: bool, coming: bool = False) -> None:
+        """The top is gone while the cards it covered show: it was taken back (after ``confirm + 1`` looks).
+        ``coming``: a card back over the pile (a card on its way onto it) hides the top; it did not go."""
         below = self.stack[:-1]
         if self.top is None or self.top in seen or not below:
             self._missing, self._missing_since = 0, None
+            return
+        if coming and self._missing_since is None:
             return
         if self._missing_since is None:
             self._missing_since = (t, index)  # the look that first missed it (a hand may be taking it)
