@@ -14,7 +14,8 @@ the hysteresis took.
 One deck: a code already confirmed on this pile cannot be its new top, so a buried card whose index peeks out
 between two other cards does not come back as a new play. And a new top must have shown after the current one:
 a second reading of the same card (5H, then 5D) is a misread, not a play. The pile's history is forgotten when
-the pile is seen empty (it was taken).
+the pile is seen empty after a hand was over it (it was taken: a pile goes only in a hand; looks that see nothing
+there with no hand since are the detector missing it, and the pile is looked at again at once).
 """
 
 from __future__ import annotations
@@ -225,7 +226,8 @@ class PileTracker:
         back_over = any(n == "back" and _overlap((zx0, zy0, zx1, zy1), b)
                         for b, n in zip(dets.xyxy, dets.class_name, strict=True))
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
-        if any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes):
+        hand_over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
+        if hand_over:
             self._hand_since_seen = True
         elif on_pile:
             self._hand_since_seen = False
@@ -250,9 +252,8 @@ class PileTracker:
             self._empty_runs = 0
             self._empty_since = None
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
-            over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
-            self._check_removed(index, t, looked, over, back_over)
-            self._check_buried(index, t, looked, over or any(n not in self.history for n in looked))
+            self._check_removed(index, t, looked, hand_over, back_over)
+            self._check_buried(index, t, looked, hand_over or any(n not in self.history for n in looked))
         for _, n, _ in inside:
             self._last_seen[n] = t
         new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
