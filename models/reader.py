@@ -577,6 +577,24 @@ MEMO_PIXELS = 6.0
 #: evidence threshold, so it names nothing
 UNREAD_CONF = 0.1
 
+def attach_deck(detector: Any, folder: str | Path, image_to_mm: Any, layout_name: str = "the layout") -> None:
+    """Read ``detector``'s faces against the pictures of the deck played in ``folder`` (``models.deckmatch``).
+    Raises ValueError saying what is missing: the card reader (the pictures settle what it reads), the table
+    homography (a card is turned flat through it), or the pictures."""
+    from models.deckmatch import DeckMatcher
+
+    if not isinstance(detector, ReadingDetector):
+        raise ValueError(f"deck={folder}: the deck's pictures settle what the card reader reads; "
+                         f"use the reader (reader=auto or a path), not reader=none")
+    if image_to_mm is None:
+        raise ValueError(f"deck={folder}: {layout_name} has no table homography to turn cards flat with; "
+                         f"calibrate from markers or corners")
+    try:
+        detector.deck = DeckMatcher.from_folder(folder, image_to_mm)
+    except FileNotFoundError as e:
+        raise ValueError(str(e)) from None
+
+
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 SHIPPED_READER = WEIGHTS / "tablecam-reader.onnx"
 

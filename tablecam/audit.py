@@ -31,8 +31,7 @@ import numpy as np
 from calibration.layout import Layout, LayoutError, draw_zones
 from engine.events import Event, GameHeader
 from engine.games import new_referee
-from models.deckmatch import DeckMatcher
-from models.reader import ReadingDetector, load_card_model
+from models.reader import attach_deck, load_card_model
 from tablecam.gamelog import LogWriter
 from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
 from tablecam.said import SaidError
@@ -263,15 +262,9 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         except (FileNotFoundError, ValueError) as e:
             raise AuditError(str(e)) from None
     if deck is not None:
-        if not isinstance(detector, ReadingDetector):
-            raise AuditError(f"deck={deck}: the deck's pictures settle what the card reader reads; "
-                             f"audit with the reader (reader=auto or a path), not reader=none")
-        if lay.homography is None:
-            raise AuditError(f"deck={deck}: {lay.source} has no table homography to turn cards flat with; "
-                             f"calibrate from markers or corners")
         try:
-            detector.deck = DeckMatcher.from_folder(deck, lay.homography)
-        except (FileNotFoundError, ValueError) as e:
+            attach_deck(detector, deck, lay.homography, str(lay.source))
+        except ValueError as e:
             raise AuditError(str(e)) from None
     variants = dict(variants or {})
     if game == "snap":

@@ -472,11 +472,7 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     said = cfg["said"]
     if said is None and Path(beside + ".said.jsonl").is_file():
         said = beside + ".said.jsonl"
-    deck = cfg["deck"]
-    if deck is None and Path(beside + ".deck").is_dir():
-        deck = beside + ".deck"
-    elif deck is not None and str(deck).lower() in ("none", "false", ""):
-        deck = None
+    deck = _deck(cfg, beside)
     try:
         r = audit(video, game, players, layout, cfg["out"], model=cfg["model"], dealer=cfg["dealer"],
                   variants=dict(cfg["variants"] or {}), use_audio=bool(cfg["audio"]), annotate=bool(cfg["annotate"]),
@@ -577,6 +573,19 @@ def cmd_calibrate_latency(args: list[str]) -> int:
     return 0
 
 
+def _deck(cfg: dict, beside: str | None) -> str | None:
+    """The ``deck=`` folder: as given, or the ``.deck`` folder beside the video (``beside``: its path without the
+    suffix) when there is one; None when none is or ``deck=none``."""
+    from pathlib import Path
+
+    deck = cfg["deck"]
+    if deck is None and beside is not None and Path(beside + ".deck").is_dir():
+        return beside + ".deck"
+    if deck is not None and str(deck).lower() in ("none", "false", ""):
+        return None
+    return None if deck is None else str(deck)
+
+
 def cmd_live(args: list[str]) -> int:
     """The live assistant; see tablecam.live."""
     from pathlib import Path
@@ -592,6 +601,9 @@ def cmd_live(args: list[str]) -> int:
     video = str(cfg["video"]) if cfg["video"] else None
     layout, _, game, players = _table(cfg, video)
     model = Path(cfg["model"]) if cfg["model"] else default_model()
+    deck = _deck(cfg, str(Path(video).with_suffix("")) if video else None)
+    if deck is not None:
+        print(f"faces read against the pictures of the deck in {deck}", flush=True)
     try:
         player = Player.from_settings(mute=bool(cfg["mute"]), lang=str(cfg["lang"]), audio_out=cfg["audio_out"])
         stats = run_live(video=video, camera=None if video else whole_number(cfg, "camera"),
@@ -601,7 +613,8 @@ def cmd_live(args: list[str]) -> int:
                          call_triggers=bool(cfg["call_triggers"]), reader=cfg["reader"],
                          imgsz=_zone_imgsz(cfg),
                          window=not bool(cfg["headless"]), mic_device=cfg["mic"], hints=bool(cfg["hints"]),
-                         said=None if cfg["said"] is None else str(cfg["said"]))
+                         said=None if cfg["said"] is None else str(cfg["said"]),
+                         deck=deck)
     except (LiveError, VideoError, ValueError) as e:
         raise ConfigError(str(e)) from None
     busy = stats.busy_s / stats.frames * 1000 if stats.frames else 0.0

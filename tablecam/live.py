@@ -32,7 +32,7 @@ from engine.cards import rank
 from engine.events import GameHeader
 from engine.games import new_referee
 from engine.verdicts import Verdict
-from models.reader import load_card_model
+from models.reader import attach_deck, load_card_model
 from tablecam.audio_out import Player
 from tablecam.audit import piles_moved
 from tablecam.gamelog import LogWriter
@@ -160,11 +160,13 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
              on_frame: Callable[[Frame, TableWatcher, list[Any]], None] | None = None,
              detector: Any = None, reader: str | Path | None = "auto", window: bool = False,
              mic_device: Any = None, hints: bool = False, said: str | None = None,
-             typed: Any = None, imgsz: int | None = None) -> LiveStats:
+             typed: Any = None, imgsz: int | None = None, deck: str | Path | None = None) -> LiveStats:
     """The live loop (see the module doc). Returns its statistics when the source ends, ``seconds`` pass,
     no frame came for ``idle_stop_s`` (None: wait for the camera as long as it takes) or Ctrl-C is pressed.
     ``imgsz``: the detector's input for the zone crops (None: ``vision.watcher.detector_input``).
     ``hints``: in Speed and Spit, say a visible legal play when the table has gone quiet (tablecam.hints).
+    ``deck``: a folder with a picture of each card of the deck played: faces are read against them
+    (``models.deckmatch``; 15-25 ms for each card not seen lying there before).
     ``said``: what is said at the table (``tablecam.said``): ``-`` typed at the terminal as it happens (or lines
     from ``typed``, a text stream), or a said log on the recording's clock (with ``video``)."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
@@ -200,6 +202,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
     try:
         detector = detector if detector is not None else \
             load_card_model(model, reader, turns=1, imgsz=imgsz or detector_input(model, game))
+        if deck is not None:
+            attach_deck(detector, deck, lay.homography, str(lay.source))
     except (FileNotFoundError, ValueError) as e:
         raise LiveError(str(e)) from None
     watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)

@@ -13,6 +13,7 @@ import pytest
 from helpers import perfect_reader
 
 from models.gamevideo import RenderedGame, render_game
+from models.reader import SHIPPED_READER
 from tablecam import live as live_mod
 from tablecam.audio_out import Player
 from tablecam.audit import default_model
@@ -202,3 +203,25 @@ def test_live_window_opens_and_closing_it_ends_the_game_cleanly(game: RenderedGa
     assert not any(m.startswith("no window") for m in res["said"])
     assert "window closed: finishing the log" in res["said"] and 45 <= res["frames"] <= 47
     assert all(ln.error is None for ln in read_lines(open_log(log)))
+
+
+@needs_model
+@pytest.mark.skipif(not SHIPPED_READER.is_file(), reason="no shipped card reader")
+def test_live_reads_faces_against_the_deck_beside_a_recording(game: RenderedGame, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """TM-1: ``deck=`` as in the audit: the live loop on a recording finds the pictures of the deck beside it and
+    reads the cards laid against them (the first four seconds of the game: every card right); with
+    ``reader=none`` the deck is refused before anything starts."""
+    with pytest.raises(LiveError, match="reader=none"):
+        run_live(video=str(game.video), game="slapjack", players=["Ann", "Bob", "Cy"], layout=game.layout,
+                 model=default_model(), log_path=tmp_path / "no.jsonl", player=muted(tmp_path / "no.wav"),
+                 reader="none", deck=game.video.with_name("game.deck"))
+    assert not (tmp_path / "no.jsonl").exists()
+    log = tmp_path / "live.jsonl"
+    code = main(["live", f"video={game.video}", "realtime=false", "seconds=4", "mute=true", "headless=true",
+                 f"log={log}", f"audio_out={tmp_path / 'calls.wav'}"])
+    assert code == 0 and "pictures of the deck in" in capsys.readouterr().out
+    seen = [(d["card"], d["t"]) for d in map(json.loads, log.read_text().splitlines()) if d["type"] == "card"]
+    truth = [(e.card, e.t) for e in game.script.events if e.type == "card" and e.t < 3.9]
+    assert [c for c, _ in seen] == [c for c, _ in truth]
+    assert all(abs(a - b) <= 1 / 30 + 1e-6 for (_, a), (_, b) in zip(seen, truth, strict=True))
