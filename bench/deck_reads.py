@@ -23,9 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.layout import Layout  # noqa: E402
 from models.classes import FACES  # noqa: E402
 from models.deckmatch import DeckMatcher, deck_read  # noqa: E402
-from models.gamevideo import FPS, render_game  # noqa: E402
+from models.gamevideo import FPS, frame_box, render_game  # noqa: E402
 from models.reader import SHIPPED_READER, CardReader  # noqa: E402
-from models.scenes import CARD_H, CARD_W, UPRIGHT_CORNERS, _rot  # noqa: E402
 
 
 def main() -> int:
@@ -56,8 +55,7 @@ def main() -> int:
                 continue
             frame = f.to_ndarray(format="bgr24")
             for card in due[k]:
-                q = game.script.cam.to_image(UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(card.angle).T + card.xy)
-                box = np.array([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()])
+                box = np.array(frame_box(game.script.cam, card))
                 box = box + rng.normal(0, args.jitter * float(max(box[2] - box[0], box[3] - box[1])), 4)
                 codes, _ = reader.read(frame, box[None])
                 t0 = time.perf_counter()

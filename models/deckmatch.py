@@ -75,7 +75,6 @@ class DeckMatcher:
             raise ValueError("the deck has no card pictures")
         self.to_mm = np.asarray(image_to_mm, np.float64)
         self.to_image = np.linalg.inv(self.to_mm)
-        self.origin = np.zeros(2)  # where the frame given to :meth:`scores` lies in the camera's frame (a crop)
         self._face_ids = np.array([FACES.index(c) for c in self.codes])
         self._recent: deque = deque()  # (angle, centre mm, the flat view, scores) of the latest reads
         w, h = (int(round(v * PX_PER_MM)) for v in CARD_MM)
@@ -104,34 +103,34 @@ class DeckMatcher:
             raise ValueError(f"deck={folder}: no card pictures named like 10C.png or 10_of_clubs.png")
         return cls({c: v[0] for c, v in found.items()}, image_to_mm)
 
-    def _flat(self, frame: np.ndarray, centre_mm: np.ndarray, angle_deg: float, half_mm: tuple[float, float],
-              px_per_mm: float) -> np.ndarray:
+    def _flat(self, frame: np.ndarray, origin: np.ndarray, centre_mm: np.ndarray, angle_deg: float,
+              half_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
         """The table around ``centre_mm`` turned by ``angle_deg``, flat, ``2 * half_mm`` wide, as float32.
-        ``frame`` may be a crop of the camera's frame whose top-left corner is at :attr:`origin`."""
+        ``frame`` may be a crop of the camera's frame whose top-left corner is at ``origin``."""
         a = math.radians(angle_deg)
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         corners = (_UNIT * half_mm) @ rot.T + centre_mm
         p = np.c_[corners, np.ones(4)] @ self.to_image.T
-        quad = (p[:, :2] / p[:, 2:3] - self.origin).astype(np.float32)
+        quad = (p[:, :2] / p[:, 2:3] - origin).astype(np.float32)
         w, h = int(round(2 * half_mm[0] * px_per_mm)), int(round(2 * half_mm[1] * px_per_mm))
         dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
         m = cv2.getPerspectiveTransform(quad, dst)
         return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
-    def _box_centre(self, box: Any) -> np.ndarray:
-        """Table mm of the middle of ``box`` (pixels of the frame given, see :attr:`origin`)."""
+    def _box_centre(self, box: Any, origin: np.ndarray) -> np.ndarray:
+        """Table mm of the middle of ``box`` (pixels of a frame whose top-left corner is at ``origin``)."""
         x0, y0, x1, y1 = (float(v) for v in box)
-        p = np.c_[[[x0, y0], [x1, y0], [x1, y1], [x0, y1]] + self.origin, np.ones(4)] @ self.to_mm.T
+        p = np.c_[[[x0, y0], [x1, y0], [x1, y1], [x0, y1]] + origin, np.ones(4)] @ self.to_mm.T
         return (p[:, :2] / p[:, 2:3]).mean(0)
 
-    def _angle(self, frame: np.ndarray, centre: np.ndarray) -> float:
+    def _angle(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray) -> float:
         """The angle (degrees) at which the table around ``centre`` (mm) looks most like the deck's mean face."""
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
         px = self.half.shape[2] / CARD_MM[0]
         best = (-2.0, 0.0)
         for angle in np.arange(0.0, 180.0, COARSE_STEP_DEG):
-            flat = cv2.cvtColor(self._flat(frame, centre, float(angle), half, px), cv2.COLOR_BGR2GRAY)
+            flat = cv2.cvtColor(self._flat(frame, origin, centre, float(angle), half, px), cv2.COLOR_BGR2GRAY)
             score = float(cv2.matchTemplate(flat, self.mean_half, cv2.TM_CCOEFF_NORMED).max())
             if score > best[0]:
                 best = (score, float(angle))
@@ -181,16 +180,16 @@ class DeckMatcher:
         """The best match (-1..1) of each of :data:`models.classes.FACES` with the card in ``box`` (x0 y0 x1 y1,
         pixels of ``frame``, a crop whose top-left corner is at ``origin`` in the camera's frame); -1 for cards the
         deck has no picture of."""
-        self.origin = np.asarray(origin, np.float64)
-        centre = self._box_centre(box)
-        again = self._still_there(frame, centre)
+        corner = np.asarray(origin, np.float64)
+        centre = self._box_centre(box, corner)
+        again = self._still_there(frame, corner, centre)
         if again is not None:
             return again
-        angle = self._angle(frame, centre)
+        angle = self._angle(frame, corner, centre)
         n = len(self.codes)
         px = self.half.shape[2] / CARD_MM[0]
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
-        win = cv2.cvtColor(self._flat(frame, centre, angle, half, px), cv2.COLOR_BGR2GRAY)
+        win = cv2.cvtColor(self._flat(frame, corner, centre, angle, half, px), cv2.COLOR_BGR2GRAY)
         coarse = np.array([float(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED).max()) for t in self.half])
         per_card = np.maximum(coarse[:n], coarse[n:])
         best = np.full(n, -1.0)
@@ -198,7 +197,7 @@ class DeckMatcher:
         posed: dict[int, tuple[float, np.ndarray]] = {}  # card -> (angle, centre mm) where it fits best
         top = np.argsort(-per_card)[:REFINE_TOP]
         for d in REFINE_TURNS:
-            win = self._flat(frame, centre, angle + d, half, PX_PER_MM)
+            win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
             for k in top:
                 for j in (k, k + n):
                     _, m, _, loc = cv2.minMaxLoc(cv2.matchTemplate(win, self.full[j], cv2.TM_CCOEFF_NORMED))
@@ -211,7 +210,7 @@ class DeckMatcher:
         if k0 in at and best[k0] >= MIN_MATCH:  # a failed read is not kept: its pose may be wrong (a box on part
             # of a card) while the table there stays as it was, and a good box there would be told the failure
             angle0, centre0 = posed[k0]
-            view = self._flat(frame, centre0, angle0, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
+            view = self._flat(frame, corner, centre0, angle0, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
             self._recent.append((angle0, centre0, view, best.copy()))
         while len(self._recent) > RECENT:
             self._recent.popleft()
@@ -222,7 +221,7 @@ class DeckMatcher:
         out[self._face_ids] = best
         return out
 
-    def _still_there(self, frame: np.ndarray, centre: np.ndarray) -> np.ndarray | None:
+    def _still_there(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray) -> np.ndarray | None:
         """The scores of a card read before near ``centre`` if it still lies there untouched: the table at its pose,
         turned flat, differs from then by at most :data:`STILL_GREY` on average (codec noise; another card laid
         there, or a hand over it, differs more). Most reads are of cards lying still while hands pass by or the
@@ -232,7 +231,7 @@ class DeckMatcher:
             if dist > STILL_MM:
                 break
             angle, c, view, best = self._recent[i]
-            now = self._flat(frame, c, angle, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
+            now = self._flat(frame, origin, c, angle, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
             if float(np.abs(now - view).mean()) <= STILL_GREY:
                 return self._as_faces(best)
         return None

@@ -115,6 +115,13 @@ class PileCard:
     t: float  # when it landed
 
 
+def frame_box(cam: Any, card: PileCard) -> tuple[float, float, float, float]:
+    """Where ``card`` lies in the camera's frame: the box (x0, y0, x1, y1, pixels) around its four corners, as a
+    detector boxes it. ``cam``: the script's camera (``Script.cam``)."""
+    q = cam.to_image(UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(card.angle).T + card.xy)
+    return float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())
+
+
 @dataclass
 class Script:
     """Everything that happens on the table, in table cm (origin at the table's centre, y away from the
@@ -694,11 +701,7 @@ class TruthReader:
         return on
 
     def _frame_box(self, c: PileCard) -> tuple[float, float, float, float]:
-        q = self.sc.cam.to_image(self._corners(c))
-        return float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())
-
-    def _corners(self, c: PileCard) -> np.ndarray:
-        return UPRIGHT_CORNERS * (CARD_W / 2, CARD_H / 2) @ _rot(c.angle).T + c.xy
+        return frame_box(self.sc.cam, c)
 
     def visible(self, t: float) -> list[PileCard]:
         """The cards that show at ``t`` (the watcher asks once per crop: the table is worked out once a frame)."""
