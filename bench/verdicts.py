@@ -13,21 +13,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.events import GameHeader, parse_line  # noqa: E402
+from engine.events import GameHeader  # noqa: E402
 from engine.replay import replay_to_end  # noqa: E402
 from engine.verdicts import Verdict  # noqa: E402
+from tablecam.gamelog import open_log, read_lines  # noqa: E402
 
 
 def truth_verdicts(path: Path) -> list[dict]:
     """The verdicts of refereeing the log at ``path`` from its header on."""
     header, events = None, []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            item = parse_line(line, n)
-            if isinstance(item, GameHeader):
-                header = item
-            elif item is not None:
-                events.append(item)
+    with open_log(path) as f:
+        for ln in read_lines(f):
+            if isinstance(ln.item, GameHeader):
+                header = ln.item
+            elif ln.item is not None:
+                events.append(ln.item)
     if header is None:
         raise SystemExit(f"{path}: no game header line")
     _, outs = replay_to_end(header, events)

@@ -577,24 +577,6 @@ MEMO_PIXELS = 6.0
 #: evidence threshold, so it names nothing
 UNREAD_CONF = 0.1
 
-def attach_deck(detector: Any, folder: str | Path, image_to_mm: Any, layout_name: str = "the layout") -> None:
-    """Read ``detector``'s faces against the pictures of the deck played in ``folder`` (``models.deckmatch``).
-    Raises ValueError saying what is missing: the card reader (the pictures settle what it reads), the table
-    homography (a card is turned flat through it), or the pictures."""
-    from models.deckmatch import DeckMatcher
-
-    if not isinstance(detector, ReadingDetector):
-        raise ValueError(f"deck={folder}: the deck's pictures settle what the card reader reads; "
-                         f"use the reader (reader=auto or a path), not reader=none")
-    if image_to_mm is None:
-        raise ValueError(f"deck={folder}: {layout_name} has no table homography to turn cards flat with; "
-                         f"calibrate from markers or corners")
-    try:
-        detector.deck = DeckMatcher.from_folder(folder, image_to_mm)
-    except FileNotFoundError as e:
-        raise ValueError(str(e)) from None
-
-
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 SHIPPED_READER = WEIGHTS / "tablecam-reader.onnx"
 
@@ -613,6 +595,24 @@ def load_card_model(model: str | Path, reader: str | Path | None = "auto", conf:
     if str(reader) == "auto" and not path.is_file():
         return det
     return ReadingDetector(det, CardReader(path, threads=threads, turns=turns), conf=conf)
+
+
+def attach_deck(detector: Any, folder: str | Path, image_to_mm: Any, layout_name: str = "the layout") -> None:
+    """Read ``detector``'s faces against the pictures of the deck played in ``folder`` (``models.deckmatch``).
+    Raises ValueError saying what is missing: the card reader (the pictures settle what it reads), the table
+    homography (a card is turned flat through it), or the pictures."""
+    from models.deckmatch import DeckMatcher
+
+    if not isinstance(detector, ReadingDetector):
+        raise ValueError(f"deck={folder}: the deck's pictures settle what the card reader reads; "
+                         f"use the reader (reader=auto or a path), not reader=none")
+    if image_to_mm is None:
+        raise ValueError(f"deck={folder}: {layout_name} has no table homography to turn cards flat with; "
+                         f"calibrate from markers or corners")
+    try:
+        detector.deck = DeckMatcher.from_folder(folder, image_to_mm)
+    except FileNotFoundError as e:
+        raise ValueError(str(e)) from None
 
 
 def write_reader_card(out: Path, metrics: dict[str, Any], real: list[dict[str, Any]] | None = None) -> Path:

@@ -579,11 +579,9 @@ def _deck(cfg: dict, beside: str | None) -> str | None:
     from pathlib import Path
 
     deck = cfg["deck"]
-    if deck is None and beside is not None and Path(beside + ".deck").is_dir():
-        return beside + ".deck"
-    if deck is not None and str(deck).lower() in ("none", "false", ""):
-        return None
-    return None if deck is None else str(deck)
+    if deck is None:
+        return beside + ".deck" if beside is not None and Path(beside + ".deck").is_dir() else None
+    return None if str(deck).lower() in ("none", "false", "") else str(deck)
 
 
 def cmd_live(args: list[str]) -> int:
