@@ -34,12 +34,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
+from engine.referee import COMMON_SETTINGS  # noqa: E402
 from engine.replay import replay_to_end  # noqa: E402
 from engine.verdicts import Verdict  # noqa: E402
 from models.detector import Detector  # noqa: E402
 from models.gamevideo import FPS, TruthReader, render_game  # noqa: E402
 from tablecam.audit import audit, compare_verdicts, default_model  # noqa: E402
 from vision.watcher import detector_input  # noqa: E402
+
+#: TM-3: slaps closer than this (or than the sum of their ``t_err``) are not ordered by the referee
+TIE_WINDOW_S = COMMON_SETTINGS["tie_window_ms"][0] / 1000.0
 
 
 def match_in_order(truth: list[tuple[float, str]], found: list[tuple[float, str]], gate: float = 0.15
@@ -77,9 +81,10 @@ def match_in_order(truth: list[tuple[float, str]], found: list[tuple[float, str]
 
 def players_right_unordered(matched: list[tuple[str, str, float, float, str]]) -> int:
     """How many matched slaps name the right player: (truth player, zone, found time, found t_err, found player)
-    each. Slaps on one zone that the audit itself leaves unordered (their times within each other's ``t_err``:
-    two hands 2 ms apart, one timed by the video to a frame) are compared as a group, by who is in it, not by
-    their order: which came first is TM-3's question (``unresolved_tie``), whose hand each one was is this one."""
+    each. Slaps on one zone that the audit itself leaves unordered (TM-3: closer than the tie window or the sum of
+    their ``t_err``: two hands 2 ms apart, one timed by the video to a frame) are compared as a group, by who is
+    in it, not by their order: which came first is TM-3's question (``unresolved_tie``), whose hand each one was
+    is this one."""
     right = 0
     by_zone: dict[str, list[tuple[str, str, float, float, str]]] = {}
     for m in matched:
@@ -88,7 +93,7 @@ def players_right_unordered(matched: list[tuple[str, str, float, float, str]]) -
         group.sort(key=lambda m: m[2])
         cluster: list[tuple[str, str, float, float, str]] = []
         for m in [*group, None]:
-            if cluster and (m is None or m[2] - m[3] > max(c[2] + c[3] for c in cluster)):
+            if cluster and (m is None or all(m[2] - c[2] > max(TIE_WINDOW_S, m[3] + c[3]) for c in cluster)):
                 want = Counter(c[0] for c in cluster)
                 got = Counter(c[4] for c in cluster)
                 right += sum((want & got).values())

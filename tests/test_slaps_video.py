@@ -138,6 +138,28 @@ def test_two_hands_30ms_apart_timed_by_audio_and_ruled_as_the_frames_allow(pair:
         assert [s.player for s in race] == [p1, p2] and kinds["slap_won"]["player"] == p1
 
 
+@pytest.mark.parametrize("gap", [0.025, 0.040])
+def test_two_hands_from_neighbouring_seats_25_to_40ms_apart_are_ordered(tmp_path, gap: float) -> None:
+    """TM-1/TM-3/SJ-2: B slaps the first jack and A (the next seat round, not across) lands ``gap`` later. At
+    25 ms the video shows both down in one frame, at 40 ms it shows A a frame *early* (its edge meets B's fingers),
+    but in the next frame A is still settling while B's wrist is at rest: B landed first and takes the first
+    sound, A the second, and B wins the race."""
+    sc = make_script("slapjack", ["A", "B", "C"], 238, seconds=4.0)
+    first, second = [e for e in sc.events if e.type == "slap"][:2]
+    assert first.player == "B"
+    later = dataclasses.replace(second, t=round(first.t + gap, 4), player="A")
+    sc = script_from_events(sc.header, [later if e is second else e for e in sc.events], 238)
+    game = render_game(tmp_path / "race.mp4", script=sc)
+    found = slaps_in_video(str(game.video), Layout.load(game.layout), ["center"], use_audio=True)
+    race = sorted((s for s in found if abs(s.t - first.t) < 0.2), key=lambda s: s.t)
+    assert [s.player for s in race] == ["B", "A"]
+    assert all(s.source == "audio+video" for s in race)
+    assert [round(s.t, 3) for s in race] == pytest.approx([first.t, later.t], abs=0.002)
+    assert max(s.t_err for s in race) < 0.005  # no doubt left: the sounds are ordered
+    kinds = {v["kind"]: v for v in _referee_with(game, found)}
+    assert kinds["slap_won"]["player"] == "B" and "unresolved_tie" not in kinds
+
+
 def test_two_hands_30ms_apart_without_audio_are_an_unresolved_tie(pair: RenderedGame) -> None:
     """TM-3: from the frames alone the two contacts are a frame's uncertainty apart: nobody wins the race."""
     lay = Layout.load(pair.layout)
@@ -163,7 +185,8 @@ def test_a_slap_timed_by_the_video_alone_is_not_ordered_before_a_sound_within_a_
     referee says the race cannot be resolved."""
     lay = Layout.load(pair.layout)
     alone = slaps_in_video(str(pair.video), lay, ["center"], use_audio=False)
-    assert alone and all(s.t_err == pytest.approx(FRAME) and s.source == "video" for s in alone)
+    # (a frame at least: more for a hand still settling frames after it first showed down)
+    assert alone and all(s.t_err >= FRAME - 1e-9 and s.source == "video" for s in alone)
     first = min(alone, key=lambda s: s.t)
     other = next(p for p in pair.script.header.players if p != first.player)
     heard = dataclasses.replace(first, t=first.t + 0.023, player=other, t_err=0.0005, source="audio+video")
@@ -189,6 +212,33 @@ def test_a_sound_from_a_hand_the_video_missed_is_not_given_to_the_next_hand() ->
     # without a sound near its frame, a hand keeps taking the first free one (the video may be that late)
     fused = fuse_audio([seen(1.040, "A")], [Onset(0.960, 30.0, 0.0005)], frame_s=FRAME)
     assert [s.t for s in fused] == [0.960]
+
+
+def test_hands_down_in_one_frame_take_their_sounds_in_the_order_they_came_to_rest() -> None:
+    """TM-1/TM-3: two hands first seen down in frame 88 with sounds 28 ms apart. The one whose wrist was at rest a
+    frame sooner landed first and takes the first sound; arms from opposite sides of the pile cannot be told
+    apart that way (the later hand's fingers reach over the first one's wrist): both keep the doubt."""
+    from vision.audio import Onset
+
+    def seen(player: str, landed_by: float, arm_from: tuple[float, float], frame: int = 88) -> SlapSeen:
+        return SlapSeen(frame * FRAME, "center", player, FRAME, frame, frame * FRAME, landed_by=landed_by,
+                        arm_from=arm_from)
+
+    onsets = [Onset(2.9627, 30.0, 0.0005), Onset(2.9907, 30.0, 0.0005)]
+    left, below, right = (-1.0, 0.0), (0.0, 1.0), (1.0, 0.0)
+    for order in ([seen("A", 3.0, below), seen("B", 89 * FRAME, left)],
+                  [seen("B", 89 * FRAME, left), seen("A", 3.0, below)]):
+        fused = fuse_audio(order, onsets, frame_s=FRAME)
+        assert [(s.player, s.t) for s in fused] == [("B", 2.9627), ("A", 2.9907)]
+        assert max(s.t_err for s in fused) < 0.001
+    fused = fuse_audio([seen("C", 3.0, right), seen("B", 89 * FRAME, left)], onsets, frame_s=FRAME)
+    assert all(s.t_err >= 0.028 for s in fused)
+    # seen a frame early (frame 88 against 89), the hand still settling after the other is at rest is the later one
+    fused = fuse_audio([seen("A", 3.0, below), seen("B", 89 * FRAME, left, frame=89)], onsets, frame_s=FRAME)
+    assert [(s.player, s.t) for s in fused] == [("B", 2.9627), ("A", 2.9907)]
+    # a hand is down by the frame after which it stopped: a sound well after that is another hand's
+    fused = fuse_audio([seen("B", 89 * FRAME, left, frame=89)], [Onset(2.9907, 30.0, 0.0005)], frame_s=FRAME)
+    assert fused[0].source == "video"
 
 
 def test_the_contact_of_a_hand_landing_among_others_is_its_last_fast_step() -> None:

@@ -7,14 +7,18 @@ still for ``absorb_s`` seconds, and its *reach* is measured: how far a run of ch
 the strip's outer end (the seat's side: an arm comes from its owner), goes towards and over the pile.
 
 A slap is a reach that covers the pile's centre (a palm on the pile; a dealing hand lays its card and stops
-at the card's near edge) and then stops. The contact is the frame where it stopped, refined inside the frame
+at the card's near edge) and then stops, and a hand that comes to rest there (its wrist still within the next
+few frames: a hand passing over the pile does not). The contact is the frame where it stopped, refined inside the frame
 by extrapolating the hand's last speed (an arm speeds up until it hits). One slap per arrival: the arm must
 leave the pile before it can slap again. Who: the corridor's player (the seat the arm comes from).
 
 Audio (:func:`fuse_audio`): the impact onset nearest each video contact, within the video's uncertainty, gives
-the contact to the millisecond (``vision.audio``). Two hands landing in the same frame, whose order the
-video cannot tell, are ordered by their onsets when the audio has two; otherwise they keep the video's
-uncertainty (``t_err``), and the referee (TM-3) says the tie cannot be resolved. A loud impact that no slap seen
+the contact to the millisecond (``vision.audio``). The sounds say when, not whose. Two hands first seen down in
+the same frame (or a frame apart: a hand landing on a hand already there is seen early) are told apart by the
+next frames: the one still settling after the other's wrist is at rest landed later, and takes the later sound
+(:attr:`SlapSeen.landed_by`). Arms from opposite sides of a pile cannot be told apart that way (the later hand's
+fingers reach over the first one's wrist): they keep the doubt (``t_err``), and the referee (TM-3) says the tie
+cannot be resolved. A loud impact that no slap seen
 took is a hand the arrival rules missed (one landing where other arms already are): the watcher asks
 :meth:`SlapDetector.hand_for_sound` whose hand came in fast and stayed on a pile just then.
 """
@@ -49,6 +53,11 @@ class SlapSeen:
     t_video: float
     source: str = "video"
     strength: float | None = None
+    #: the time of the last frame before the hand's wrist came to rest (None: not seen to): a hand that landed in
+    #: the same frame as another but later is still moving in the next frame (see :meth:`SlapDetector._landed_by`)
+    landed_by: float | None = None
+    #: which way the arm came in: the unit vector (image) from the zone towards the player's shoulder
+    arm_from: tuple[float, float] | None = None
 
 
 @dataclass
@@ -73,6 +82,7 @@ class Corridor:
     left: int = -1  # the last frame the zone was left (the reach fell back short of its centre)
     slapped: bool = False  # a slap came down this corridor since the zone was last left
     past: deque = field(default_factory=lambda: deque(maxlen=24))  # (t, front, reach) of the last frames
+    wrist: deque = field(default_factory=lambda: deque(maxlen=12))  # (index, t, rows moving just outside the zone)
 
     def _recent(self, i: int) -> list[float]:
         n = len(self.past)
@@ -93,6 +103,10 @@ class Corridor:
         """How far over the strip something reached (samples) in the same frames."""
         return self._recent(2)
 
+
+#: a hand's wrist goes still while its palm settles its last centimetres: it may land this many frames after the
+#: last frame its wrist moved (:attr:`SlapSeen.landed_by`)
+LAST_CM_FRAMES = 0.6
 
 #: frames the arrival rules look back over (:func:`contact_step` walks all of them: a longer look would change
 #: contacts); ``Corridor.past`` keeps more, for a hand heard but not seen (``SlapDetector.hand_for_sound``)
@@ -176,6 +190,8 @@ class SlapDetector:
         self.creep_rows = 3  # after its fast step a slapping hand's edge may creep this many rows before it stops
         self.small: np.ndarray | None = None
         self.hold_frames = 4
+        self.wrist_rows = 10  # the strip just outside the zone on the player's side: the wrist of a hand on the pile
+        self.still_rows = 1.5  # rows' worth of change there that still counts as a wrist at rest
         self._held: list[tuple[SlapSeen, Corridor, bool]] = []  # (slap, its corridor, came while covered)
         self._given: deque[tuple[SlapSeen, Corridor]] = deque(maxlen=8)  # the last slaps given out
 
@@ -223,6 +239,7 @@ class SlapDetector:
             if c.zone not in self.slap_zones:
                 continue
             c.past.append((t, f, r))
+            c.wrist.append((index, t, float(moving[max(0, c.s_edge - self.wrist_rows):c.s_edge].mean(axis=1).sum())))
             over = c.s_centre + self.past / c.pitch_mm
             if c.state == "idle" and r >= over:
                 c.state, c.entered = "arriving", False
@@ -295,11 +312,28 @@ class SlapDetector:
             others = [(o, oc) for o, oc, _ in self._held] + list(self._given)
             beyond = any(o.player == seen.player and o.zone != seen.zone and lo <= o.t_video - seen.t_video <= hi
                          and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in others)
-            if not beyond and not (again and c.left >= seen.frame):
+            landed_by = self._landed_by(c, seen.frame)
+            # a palm that slapped rests on the pile; a hand that never comes to rest there (a card dealt past it,
+            # an arm reaching across) slapped nothing (at the end of the video, there is no telling)
+            if not beyond and not (again and c.left >= seen.frame) and (landed_by is not None or final):
+                # a hand still moving frames after it first showed down may have landed as late as that
+                late = 0.0 if landed_by is None else landed_by + LAST_CM_FRAMES / self.fps - seen.t_video
+                seen = dataclasses.replace(seen, t_err=max(seen.t_err, late), landed_by=landed_by,
+                                           arm_from=(float(c.u[0]), float(c.u[1])))
                 out.append(seen)
                 self._given.append((seen, c))
         self._held = keep
         return out
+
+    def _landed_by(self, c: Corridor, frame: int) -> float | None:
+        """The time of the last frame in which the hand that landed in ``frame`` still moved: its wrist (the strip
+        just outside the zone on its side) is still from the next frame on. A camera shows a hand moving while
+        it travels: two hands that both first show down in one frame are told apart by the one still settling in
+        the next (it landed later). None when the wrist did not come to rest in the frames held."""
+        for (_, t0, _), (j, _, w) in itertools.pairwise(c.wrist):
+            if j > frame and w <= self.still_rows:
+                return t0
+        return None
 
     def arm_on(self, zone: str, t0: float, t1: float, min_cover: float = 0.25, exclude: frozenset[str] = frozenset()
                ) -> str | None:
@@ -387,9 +421,14 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1
     out: list[SlapSeen] = []
     used = set() if used is None else used
     times = np.array([o.t for o in onsets]) if onsets else np.zeros(0)
-    for s in sorted(slaps, key=lambda x: (x.t_video, x.frame)):
-        lo, hi = np.searchsorted(times, s.t_video - before_s), np.searchsorted(times, s.t_video + after_s)
-        free = [i for i in range(lo, hi) if i not in used]
+
+    for s in _landing_order(slaps, frame_s):
+        # a hand is down by the frame after which it stopped moving, give or take the last centimetres (its wrist
+        # goes still as its palm settles: some slack); a later sound is another hand's, however near its contact
+        down_by = np.inf if s.landed_by is None else s.landed_by + LAST_CM_FRAMES * frame_s
+        last = min(max(s.t_video + after_s, down_by), s.t_video + 3 * frame_s)
+        lo, hi = np.searchsorted(times, s.t_video - before_s), np.searchsorted(times, last, side="right")
+        free = [i for i in range(lo, hi) if i not in used and times[i] <= down_by]
         pick = free[0] if free else None
         if pick is not None and s.t_video - onsets[pick].t > 1.5 * frame_s:
             pick = next((i for i in free if abs(onsets[i].t - s.t_video) <= frame_s), pick)
@@ -399,14 +438,46 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1
         used.add(pick)
         o = onsets[pick]
         out.append(SlapSeen(o.t, s.zone, s.player, max(o.t_err, 0.0005), s.frame, s.t_video, "audio+video",
-                            o.strength))
-    # two hands the frames put at the same moment: the sounds say when, not whose; their times keep that doubt
+                            o.strength, s.landed_by, s.arm_from))
+    # two hands the frames put at the same moment: the sounds say when, not whose, unless one hand was still
+    # settling when the other was at rest (it took the later sound); otherwise their times keep that doubt
     for i, a in enumerate(out):
         for b in out[i + 1:]:
-            if a.zone == b.zone and abs(a.t_video - b.t_video) < same_frame_s and a.source == b.source == "audio+video":
+            same_frame = a.zone == b.zone and abs(a.t_video - b.t_video) < same_frame_s
+            if same_frame and a.source == b.source == "audio+video" and not _settled_apart(a, b):
                 doubt = abs(a.t - b.t)
                 out = [dataclasses.replace(x, t_err=max(x.t_err, doubt)) if x is a or x is b else x for x in out]
     return sorted(out, key=lambda x: x.t)
+
+
+def _landing_order(slaps: list[SlapSeen], frame_s: float) -> list[SlapSeen]:
+    """The slaps in the order their hands landed, as far as the video says: by their contact frames, except that of
+    two hands on one pile whose contacts are at most a frame apart, the one that came to rest first landed first
+    when that can be seen (:func:`_settled_apart`): a hand arriving on a hand already there is seen down a frame
+    early (its edge meets the other's fingers), but it is still moving after the first is at rest."""
+    # (in one frame, the hand at rest sooner first even where that is not proof: it cannot take a later sound)
+    order = sorted(slaps, key=lambda x: (x.t_video, x.frame, np.inf if x.landed_by is None else x.landed_by))
+    for _ in range(len(order)):
+        swapped = False
+        for i, (a, b) in enumerate(itertools.pairwise(order)):
+            if a.zone == b.zone and b.t_video - a.t_video <= 1.5 * frame_s and _settled_apart(a, b) \
+                    and b.landed_by < a.landed_by:
+                order[i], order[i + 1] = b, a
+                swapped = True
+        if not swapped:
+            break
+    return order
+
+
+def _settled_apart(a: SlapSeen, b: SlapSeen, opposite: float = -0.7) -> bool:
+    """Whether two hands that first show down in one frame came to rest in different frames, as far as the video
+    can tell: not for arms from opposite sides of the pile, where the later hand's fingers reach over the first
+    hand's wrist (its stillness is not seen)."""
+    if a.landed_by is None or b.landed_by is None or a.landed_by == b.landed_by:
+        return False
+    if a.arm_from is None or b.arm_from is None:
+        return False
+    return float(np.dot(a.arm_from, b.arm_from)) > opposite
 
 
 def drop_dealing(slaps: list[SlapSeen], cards: list[tuple[float, str]], before_s: float = 0.15,

@@ -359,6 +359,8 @@ class TableWatcher:
                 self.dealing.append(s)  # ST-5: piles are slapped only when a layout is clear; this hand played
                 continue
             evidence = {"frame": s.frame, "t_video": round(s.t_video, 4), "source": s.source}
+            if s.landed_by is not None:  # the hand was at rest from the frame after this one
+                evidence["landed_by"] = round(s.landed_by, 4)
             ev = Event(t=round(s.t, 4), type="slap", zone=s.zone, player=s.player, t_err=round(s.t_err, 4),
                        evidence=evidence)
             heapq.heappush(self._pending, (s.t, next(self._seq), ev, s))
