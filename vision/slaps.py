@@ -18,9 +18,9 @@ the same frame (or a frame apart: a hand landing on a hand already there is seen
 next frames: the one still settling after the other's wrist is at rest landed later, and takes the later sound
 (:attr:`SlapSeen.landed_by`). Arms from opposite sides of a pile cannot be told apart that way (the later hand's
 fingers reach over the first one's wrist): they keep the doubt (``t_err``), and the referee (TM-3) says the tie
-cannot be resolved. A loud impact that no slap seen
-took is a hand the arrival rules missed (one landing where other arms already are): the watcher asks
-:meth:`SlapDetector.hand_for_sound` whose hand came in fast and stayed on a pile just then.
+cannot be resolved. A loud impact that no slap seen took is a hand the arrival rules missed (one landing where
+other arms already are): the watcher asks :meth:`SlapDetector.hand_for_sound` whose hand came in fast and stayed
+on a pile just then.
 """
 
 from __future__ import annotations
@@ -413,20 +413,20 @@ def contact_step(front: list[float], min_step: float, creep_rows: float) -> int 
 def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1, after_s: float = 0.06,
                used: set[int] | None = None, same_frame_s: float = 0.01, frame_s: float = 1 / 30) -> list[SlapSeen]:
     """Give each video slap the impact onset that timed it: the onsets within [t - before, t + after] of its
-    video contact, taken in time order by the slaps in their video order (so two hands in one frame take the
-    two onsets in order). An onset more than a frame and a half before the video contact is passed over when
-    another lies within a frame of it: that earlier sound is a hand the video missed, not this one. A slap
-    without an onset keeps its video time and uncertainty. ``used``: indices of onsets already given to earlier
-    slaps (kept across calls when slaps come a frame at a time). ``frame_s``: the video's frame interval."""
+    video contact, taken in time order by the slaps in the order their hands landed (:func:`_landing_order`; so two
+    hands in one frame take the two onsets in order), none later than a hand was at rest. An onset more than a frame
+    and a half before the video contact is passed over when another lies within a frame of it: that earlier sound is
+    a hand the video missed, not this one. A slap without an onset keeps its video time and uncertainty. ``used``:
+    indices of onsets already given to earlier slaps (kept across calls when slaps come a frame at a time).
+    ``frame_s``: the video's frame interval."""
     out: list[SlapSeen] = []
     used = set() if used is None else used
     times = np.array([o.t for o in onsets]) if onsets else np.zeros(0)
-
     for s in _landing_order(slaps, frame_s):
         # a hand is down by the frame after which it stopped moving, give or take the last centimetres (its wrist
         # goes still as its palm settles: some slack); a later sound is another hand's, however near its contact
         down_by = np.inf if s.landed_by is None else s.landed_by + LAST_CM_FRAMES * frame_s
-        last = min(max(s.t_video + after_s, down_by), s.t_video + 3 * frame_s)
+        last = max(s.t_video + after_s, min(down_by, s.t_video + 3 * frame_s))
         lo, hi = np.searchsorted(times, s.t_video - before_s), np.searchsorted(times, last, side="right")
         free = [i for i in range(lo, hi) if i not in used and times[i] <= down_by]
         pick = free[0] if free else None
@@ -437,8 +437,8 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1
             continue
         used.add(pick)
         o = onsets[pick]
-        out.append(SlapSeen(o.t, s.zone, s.player, max(o.t_err, 0.0005), s.frame, s.t_video, "audio+video",
-                            o.strength, s.landed_by, s.arm_from))
+        out.append(dataclasses.replace(s, t=o.t, t_err=max(o.t_err, 0.0005), source="audio+video",
+                                       strength=o.strength))
     # two hands the frames put at the same moment: the sounds say when, not whose, unless one hand was still
     # settling when the other was at rest (it took the later sound); otherwise their times keep that doubt
     for i, a in enumerate(out):
