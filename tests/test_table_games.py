@@ -139,18 +139,36 @@ def test_face_down_batches_are_counted_from_their_new_backs_and_a_reveal_names_i
     first = [("back", (150 + 25 * k, 150, 220 + 25 * k, 250)) for k in range(3)]
     second = [("back", (140 + 25 * k, 225, 210 + 25 * k, 325)) for k in range(2)]
     turned = [("KD", (140, 160, 210, 260)), ("3S", (165, 160, 235, 260))]
-    seq = ([dets()] * 2 + [dets(*first)] * 3 + [dets(("hand", (100, 100, 300, 300)))] +
-           [dets(*first, *second)] * 3 + [dets(*first, *turned)] * 3)
+    seq = ([dets()] * 2 + [dets(*first)] * 6 + [dets(("hand", (100, 100, 300, 300)))] +
+           [dets(*first, *second)] * 6 + [dets(*first, *turned)] * 6)
+    assert _batches(w, seq) == [("facedown", 3, ()), ("facedown", 2, ()), ("reveal", 2, ("3S", "KD"))]
+
+
+def _batches(w: BatchWatcher, seq: list[Detections], moving: set[int] = frozenset()) -> list[tuple]:
+    """Feeds ``w`` frames painted from ``seq`` (each card where its box is, in a shade of its own; later cards on
+    top; in the frames of ``moving`` a stripe that shifts, as a hand's fingers do) and returns what it saw."""
     got = []
     for i, d in enumerate(seq):
-        frame = grey(60)  # each card painted where its box is, in a shade of its own (later cards on top)
+        frame = grey(60)
         for k, (b, n) in enumerate(zip(d.xyxy.astype(int), d.class_name, strict=True)):
             frame[b[1]:b[3], b[0]:b[2]] = 100 + (sum(map(ord, n)) * 7 + int(b[0]) * 3 + int(b[1]) + 40 * k) % 150
+        if i in moving:
+            frame[300:320, 100 + 8 * i:140 + 8 * i] = 230
         w.remember(i, i / 30, frame)
         seen = w.look(i, i / 30, d)
         if seen:
             got.append((seen.kind, seen.count, seen.cards))
-    assert got == [("facedown", 3, ()), ("facedown", 2, ()), ("reveal", 2, ("3S", "KD"))]
+    return got
+
+
+def test_a_batch_still_being_laid_is_not_counted_before_the_pile_is_still() -> None:
+    """CH-2: the detector may see the first back of a batch while the fingers that lay it (too little of a hand
+    to be boxed) still move over the pile; that look is no batch of one: the batch is counted once it lies still."""
+    w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)
+    one = [("back", (150, 150, 220, 250))]
+    two = [*one, ("back", (175, 150, 245, 250))]
+    seq = [dets()] * 6 + [dets(*one)] * 4 + [dets(*two)] * 6
+    assert _batches(w, seq, moving=set(range(6, 10))) == [("facedown", 2, ())]
 
 
 def test_said_logs_take_only_what_no_camera_sees(tmp_path: Path) -> None:

@@ -14,10 +14,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from models.detector import Detections
+from vision.fan import FlatView, fit_cards
 from vision.tracking import FACE_EXCLUDE, PileTracker
+
+#: a look is still when, against the frame this many frames before, at most MOVED_SHARE of the crop differs by
+#: more than MOVED_GREY grey levels (codec noise on a still table: 2-3)
+STILL_FRAMES = 3
+MOVED_GREY = 25
+MOVED_SHARE = 0.003
 
 
 @dataclass(frozen=True)
@@ -38,11 +46,13 @@ class BatchWatcher(PileTracker):
     """The Cheat pile; :meth:`look` takes a crop's detections (frame pixels) and returns what changed."""
 
     match: float = 0.3
+    image_to_mm: np.ndarray | None = None  # the table's homography: with it, a batch is counted by its outlines
     known_backs: list = field(default_factory=list)  # box centres and sizes of the last settled look's backs
     known_faces: tuple = ()
     _settled: np.ndarray | None = None  # the crop (grey) at the last settled look
     _sig: tuple | None = None
     _same: int = 0
+    _view: FlatView | None = None
 
     def unsettled(self) -> bool:
         return self._same < self.confirm
@@ -59,7 +69,7 @@ class BatchWatcher(PileTracker):
                 continue
             (backs if n == "back" else faces).append((str(n), tuple(float(v) for v in b)))
         faces = [(n, b) for n, b in faces if n not in FACE_EXCLUDE]
-        if hands:
+        if hands or self._moving():  # (the detector misses a hand whose fingers alone reach into the crop)
             self._sig, self._same = None, 0
             return None
         # a batch laid where the last one lay may leave the counts as they were: what changed is part of the look
@@ -91,11 +101,29 @@ class BatchWatcher(PileTracker):
                     new.append(b)
             if new:
                 box = _union(new)
-                out = BatchSeen(self._since(box, t), self.zone.name, "facedown", len(new), (), index, box)
+                count = self._count_fanned() or len(new)
+                out = BatchSeen(self._since(box, t), self.zone.name, "facedown", count, (), index, box)
         self.known_backs = [b for _, b in backs]
         self.known_faces = names
         self._settled = self._frames[-1][2] if self._frames else None
         return out
+
+    def _moving(self) -> bool:
+        """Something moved in the crop over the last :data:`STILL_FRAMES` frames: a hand laying or leaving a batch.
+        A settled look is a still one."""
+        if len(self._frames) <= STILL_FRAMES:
+            return True
+        now, then = self._frames[-1][2], self._frames[-1 - STILL_FRAMES][2]
+        return float((cv2.absdiff(now, then) > MOVED_GREY).mean()) > MOVED_SHARE
+
+    def _count_fanned(self) -> int:
+        """The cards of the batch just laid, counted by their outlines (:mod:`vision.fan`), or 0 where that cannot
+        be done (no homography) or finds none: the detector sees a fan of two or three backs as one."""
+        if self.image_to_mm is None or not self._frames:
+            return 0
+        if self._view is None:
+            self._view = FlatView.around(self.zone.polygon, self.image_to_mm, (self.crop[0], self.crop[1]))
+        return len(fit_cards(self._frames[-1][2], self._view, self._settled))  # (the top one changed)
 
     def _region(self, box: tuple) -> tuple[slice, slice]:
         """The card(s) but the outer rim, in crop pixels: a back's middle may be the table's own grey; its border
