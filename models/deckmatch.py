@@ -47,6 +47,8 @@ RECENT = 32  # reads kept to check again before a search (:meth:`DeckMatcher._st
 STILL_MM = 35.0  # the three reads nearest a box, this close to its middle, are checked again before a search
 STILL_GREY = 10.0  # ... and stands while the card there differs from then by at most this (mean, 0-255)
 DIFFER_GREY = 40.0  # grey levels (0-255) between two pictures where they are said to differ
+POSED_SLACK_MM = 4.0  # a known pose (:meth:`DeckMatcher.read_posed`) is this far off at most
+POSED_HIDES_MM = 2.0  # a card above hides this much around it too (its shadow, the fit's error)
 
 # the four corners of a flat picture, in the order cv2.getPerspectiveTransform pairs them with the card's corners
 _UNIT = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
@@ -215,6 +217,52 @@ class DeckMatcher:
         while len(self._recent) > RECENT:
             self._recent.popleft()
         return self._as_faces(best)
+
+    def read_posed(self, frame: np.ndarray, poses: list[tuple[tuple[float, float], float]],
+                   origin: tuple[float, float] = (0.0, 0.0)) -> list[np.ndarray]:
+        """Scores (as :meth:`scores`) of each card of a fan whose poses are known, top first: (centre mm, angle
+        degrees), from :func:`vision.fan.fit_cards`. Each card is compared on the part of it that shows (outside
+        the cards above it, :data:`POSED_HIDES_MM` around them too), :data:`POSED_SLACK_MM` and half a coarse step
+        around its pose: a Cheat batch turned up shows one card whole and a strip of each of the others, too
+        little of them for a box's search to find."""
+        corner = np.asarray(origin, np.float64)
+        out = []
+        n = len(self.codes)
+        h, w = self.full[0].shape[:2]
+        half = (CARD_MM[0] / 2 + POSED_SLACK_MM, CARD_MM[1] / 2 + POSED_SLACK_MM)
+        for k, (centre, angle) in enumerate(poses):
+            above = poses[:k]
+            best = np.full(n, -1.0)
+            for d in REFINE_TURNS:
+                win = self._flat(frame, corner, np.asarray(centre, np.float64), angle + d, half, PX_PER_MM)
+                mask = self._shows(np.asarray(centre, np.float64), angle + d, above, (w, h))
+                if mask.mean() < 0.1:
+                    break
+                for j in range(2 * n):
+                    m = float(cv2.matchTemplate(win, self.full[j], cv2.TM_CCOEFF_NORMED, mask=mask).max())
+                    if np.isfinite(m) and m > best[j % n]:
+                        best[j % n] = m
+            out.append(self._as_faces(best))
+        return out
+
+    @staticmethod
+    def _shows(centre: np.ndarray, angle: float, above: list[tuple[tuple[float, float], float]],
+               size: tuple[int, int]) -> np.ndarray:
+        """The mask (float32, 3 channels, ``size`` w x h) of a card at ``centre``/``angle`` that the cards
+        ``above`` leave showing."""
+        w, h = size
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+        local = np.stack([(xs + 0.5) / PX_PER_MM - CARD_MM[0] / 2, (ys + 0.5) / PX_PER_MM - CARD_MM[1] / 2], -1)
+        a = math.radians(angle)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        mm = local @ rot.T + centre
+        shows = np.ones((h, w), bool)
+        for c, ang in above:
+            b = math.radians(ang)
+            u = (mm - np.asarray(c)) @ np.array([[math.cos(b), -math.sin(b)], [math.sin(b), math.cos(b)]])
+            shows &= ~((np.abs(u[..., 0]) < CARD_MM[0] / 2 + POSED_HIDES_MM)
+                       & (np.abs(u[..., 1]) < CARD_MM[1] / 2 + POSED_HIDES_MM))
+        return np.repeat(shows.astype(np.float32)[..., None], 3, axis=2)
 
     def _as_faces(self, best: np.ndarray) -> np.ndarray:
         out = np.full(len(FACES), -1.0)

@@ -13,10 +13,12 @@ Times: a change is dated back, through the crop's recent frames, to the first fr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
 
+from models.classes import FACES
 from models.detector import Detections
 from vision.fan import FlatView, fit_cards
 from vision.tracking import FACE_EXCLUDE, PileTracker
@@ -26,6 +28,8 @@ from vision.tracking import FACE_EXCLUDE, PileTracker
 STILL_FRAMES = 3
 MOVED_GREY = 25
 MOVED_SHARE = 0.003
+#: a card turned up is read from what shows of it when its best match with the deck's pictures is at least this
+TURNED_MATCH = 0.3
 
 
 @dataclass(frozen=True)
@@ -47,12 +51,20 @@ class BatchWatcher(PileTracker):
 
     match: float = 0.3
     image_to_mm: np.ndarray | None = None  # the table's homography: with it, a batch is counted by its outlines
+    deck: Any = None  # a models.deckmatch.DeckMatcher: with it (and the homography), a reveal is read card by card
     known_backs: list = field(default_factory=list)  # box centres and sizes of the last settled look's backs
     known_faces: tuple = ()
     _settled: np.ndarray | None = None  # the crop (grey) at the last settled look
     _sig: tuple | None = None
     _same: int = 0
     _view: FlatView | None = None
+    _batch_poses: list = field(default_factory=list)  # the last batch's cards (vision.fan.CardPose), top first
+    _colour: np.ndarray | None = None  # the latest crop in colour (the deck's pictures are compared in colour)
+
+    def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
+        x0, y0, x1, y1 = self.crop
+        self._colour = frame[y0:y1, x0:x1].copy()
+        return super().remember(index, t, frame)
 
     def unsettled(self) -> bool:
         return self._same < self.confirm
@@ -87,7 +99,8 @@ class BatchWatcher(PileTracker):
         if faces and names != self.known_faces:
             new_faces = [(n, b) for n, b in faces if n not in self.known_faces]
             box = _union([b for _, b in new_faces or faces])
-            out = BatchSeen(self._since(box, t), self.zone.name, "reveal", len(faces), names, index, box)
+            cards = self._read_turned() or names
+            out = BatchSeen(self._since(box, t), self.zone.name, "reveal", len(cards), cards, index, box)
         elif not faces:
             new: list[tuple] = []
             centre = self.zone.polygon.mean(0)
@@ -123,7 +136,27 @@ class BatchWatcher(PileTracker):
             return 0
         if self._view is None:
             self._view = FlatView.around(self.zone.polygon, self.image_to_mm, (self.crop[0], self.crop[1]))
-        return len(fit_cards(self._frames[-1][2], self._view, self._settled))  # (the top one changed)
+        self._batch_poses = fit_cards(self._frames[-1][2], self._view, self._settled)
+        return len(self._batch_poses)  # (the top one changed)
+
+    def _read_turned(self) -> tuple[str, ...]:
+        """The batch just turned up, card by card: the fan's cards found by their outlines (the faces changed from
+        the backs of the settled look before) and each read against the deck's pictures on what shows of it. The
+        detector boxes a fan of faces as one or two cards and reads the top one twice. Empty where this cannot be
+        done (no deck or homography) or a card cannot be read: the detector's names stand then."""
+        if self.deck is None or self.image_to_mm is None or self._colour is None or not self._frames:
+            return ()
+        poses = self._batch_poses
+        if not poses:
+            return ()
+        scores = self.deck.read_posed(self._colour, [(p.centre, p.angle) for p in poses], (self.crop[0], self.crop[1]))
+        cards: list[str] = []
+        for sc in scores:  # one card of each: the next best where the best is taken (a deck holds each card once)
+            order = [int(k) for k in np.argsort(-sc) if sc[k] >= TURNED_MATCH and FACES[k] not in cards]
+            if not order:
+                return ()
+            cards.append(FACES[order[0]])
+        return tuple(sorted(cards))
 
     def _region(self, box: tuple) -> tuple[slice, slice]:
         """The card(s) but the outer rim, in crop pixels: a back's middle may be the table's own grey; its border
