@@ -144,16 +144,18 @@ def test_face_down_batches_are_counted_from_their_new_backs_and_a_reveal_names_i
     assert _batches(w, seq) == [("facedown", 3, ()), ("facedown", 2, ()), ("reveal", 2, ("3S", "KD"))]
 
 
-def _batches(w: BatchWatcher, seq: list[Detections], moving: set[int] = frozenset()) -> list[tuple]:
+def _batches(w: BatchWatcher, seq: list[Detections], moving: set[int] = frozenset(), row: int = 280
+             ) -> list[tuple]:
     """Feeds ``w`` frames painted from ``seq`` (each card where its box is, in a shade of its own; later cards on
-    top; in the frames of ``moving`` a stripe that shifts, as a hand's fingers do) and returns what it saw."""
+    top; in the frames of ``moving`` a stripe at ``row`` that shifts, as a hand's fingers do) and returns what it
+    saw."""
     got = []
     for i, d in enumerate(seq):
         frame = grey(60)
         for k, (b, n) in enumerate(zip(d.xyxy.astype(int), d.class_name, strict=True)):
             frame[b[1]:b[3], b[0]:b[2]] = 100 + (sum(map(ord, n)) * 7 + int(b[0]) * 3 + int(b[1]) + 40 * k) % 150
         if i in moving:
-            frame[300:320, 100 + 8 * i:140 + 8 * i] = 230
+            frame[row:row + 15, 100 + 6 * i:130 + 6 * i] = 230
         w.remember(i, i / 30, frame)
         seen = w.look(i, i / 30, d)
         if seen:
@@ -167,8 +169,16 @@ def test_a_batch_still_being_laid_is_not_counted_before_the_pile_is_still() -> N
     w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)
     one = [("back", (150, 150, 220, 250))]
     two = [*one, ("back", (175, 150, 245, 250))]
-    seq = [dets()] * 6 + [dets(*one)] * 4 + [dets(*two)] * 6
-    assert _batches(w, seq, moving=set(range(6, 10))) == [("facedown", 2, ())]
+    seq = [dets()] * 6 + [dets(*one)] * 6 + [dets(*two)] * 6
+    assert _batches(w, seq, moving=set(range(6, 12))) == [("facedown", 2, ())]
+
+
+def test_arms_passing_beside_the_pile_do_not_keep_a_batch_from_settling() -> None:
+    """CH-2: the crop around the pile is wider than the pile; an arm moving in its margin (to a player's own cards,
+    across the table) is not a hand over the batch, and the batch is counted while it moves."""
+    w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)
+    seq = [dets()] * 6 + [dets(("back", (150, 150, 220, 250)))] * 8
+    assert _batches(w, seq, moving=set(range(len(seq))), row=330) == [("facedown", 1, ())]
 
 
 def test_said_logs_take_only_what_no_camera_sees(tmp_path: Path) -> None:

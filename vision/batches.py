@@ -122,11 +122,15 @@ class BatchWatcher(PileTracker):
         return out
 
     def _moving(self) -> bool:
-        """Something moved in the crop over the last :data:`STILL_FRAMES` frames: a hand laying or leaving a batch.
-        A settled look is a still one."""
+        """Something moved over the pile (the zone, not the whole crop: arms pass by it to other places) in the
+        last :data:`STILL_FRAMES` frames: a hand laying or leaving a batch. A settled look is a still one."""
         if len(self._frames) <= STILL_FRAMES:
             return True
-        now, then = self._frames[-1][2], self._frames[-1 - STILL_FRAMES][2]
+        x0, y0 = self.crop[0], self.crop[1]
+        (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
+        rows = slice(max(0, int(zy0) - y0), max(1, int(zy1) - y0))
+        cols = slice(max(0, int(zx0) - x0), max(1, int(zx1) - x0))
+        now, then = self._frames[-1][2][rows, cols], self._frames[-1 - STILL_FRAMES][2][rows, cols]
         return float((cv2.absdiff(now, then) > MOVED_GREY).mean()) > MOVED_SHARE
 
     def _count_fanned(self) -> int:
