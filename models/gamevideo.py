@@ -663,6 +663,8 @@ class TruthReader:
     or a benchmark measures everything else the audit or the live loop does; ``inner`` (a real detector) is still
     run on every crop, so that its cost counts."""
 
+    boxes_each_card = True  # a fanned Cheat batch is boxed card by card (vision.batches counts those boxes)
+
     def __init__(self, script: Script, crop: tuple[int, int, int, int] | None = None, zone: str | None = None,
                  imgsz: int = 224, inner: Any = None, min_visible: float = 0.12) -> None:
         self.sc, self.crop, self.zone, self.inner = script, crop, zone, inner

@@ -52,6 +52,10 @@ class BatchWatcher(PileTracker):
     match: float = 0.3
     image_to_mm: np.ndarray | None = None  # the table's homography: with it, a batch is counted by its outlines
     deck: Any = None  # a models.deckmatch.DeckMatcher: with it (and the homography), a reveal is read card by card
+    #: count a batch by its outlines (:mod:`vision.fan`) rather than by the detector's new boxes: the shipped
+    #: detector boxes a fan as one card or two; a detector that boxes each card of a fan (``boxes_each_card`` set,
+    #: as the stand-in that reads a rendered game's script does) is believed instead
+    count_outlines: bool = True
     known_backs: list = field(default_factory=list)  # box centres and sizes of the last settled look's backs
     known_faces: tuple = ()
     _settled: np.ndarray | None = None  # the crop (grey) at the last settled look
@@ -136,7 +140,7 @@ class BatchWatcher(PileTracker):
     def _count_fanned(self) -> int:
         """The cards of the batch just laid, counted by their outlines (:mod:`vision.fan`), or 0 where that cannot
         be done (no homography) or finds none: the detector sees a fan of two or three backs as one."""
-        if self.image_to_mm is None or not self._frames:
+        if self.image_to_mm is None or not self._frames or not self.count_outlines:
             return 0
         if self._view is None:
             self._view = FlatView.around(self.zone.polygon, self.image_to_mm, (self.crop[0], self.crop[1]))

@@ -127,7 +127,8 @@ class TableWatcher:
             zone = self.layout.zones["center"]
             self.trackers.append(BatchWatcher(zone, zone_crop(zone, size, min_side=side), every=self.every,
                                               min_conf=self.min_conf, image_to_mm=self.layout.homography,
-                                              deck=getattr(self.detector, "deck", None)))
+                                              deck=getattr(self.detector, "deck", None),
+                                              count_outlines=not getattr(self.detector, "boxes_each_card", False)))
         # a game with many zones close together shares looks between neighbours (at most twice the model's input a
         # side); the others look at each zone on its own
         self.looks = shared_looks(self.trackers, size, side, 2 * side, own=("left", "right")) \
