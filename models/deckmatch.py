@@ -230,12 +230,12 @@ class DeckMatcher:
         n = len(self.codes)
         h, w = self.full[0].shape[:2]
         half = (CARD_MM[0] / 2 + POSED_SLACK_MM, CARD_MM[1] / 2 + POSED_SLACK_MM)
-        for k, (centre, angle) in enumerate(poses):
-            above = poses[:k]
+        for k, (xy, angle) in enumerate(poses):
+            centre = np.asarray(xy, np.float64)
             best = np.full(n, -1.0)
             for d in REFINE_TURNS:
-                win = self._flat(frame, corner, np.asarray(centre, np.float64), angle + d, half, PX_PER_MM)
-                mask = self._shows(np.asarray(centre, np.float64), angle + d, above, (w, h))
+                win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
+                mask = self._shows(centre, angle + d, poses[:k], (w, h))
                 if mask.mean() < 0.1:
                     break
                 for j in range(2 * n):

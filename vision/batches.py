@@ -66,8 +66,9 @@ class BatchWatcher(PileTracker):
     _colour: np.ndarray | None = None  # the latest crop in colour (the deck's pictures are compared in colour)
 
     def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
-        x0, y0, x1, y1 = self.crop
-        self._colour = frame[y0:y1, x0:x1].copy()
+        if self.deck is not None:  # only a reveal read against the deck's pictures needs it
+            x0, y0, x1, y1 = self.crop
+            self._colour = frame[y0:y1, x0:x1].copy()
         return super().remember(index, t, frame)
 
     def unsettled(self) -> bool:
@@ -130,11 +131,7 @@ class BatchWatcher(PileTracker):
         last :data:`STILL_FRAMES` frames: a hand laying or leaving a batch. A settled look is a still one."""
         if len(self._frames) <= STILL_FRAMES:
             return True
-        x0, y0 = self.crop[0], self.crop[1]
-        (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
-        rows = slice(max(0, int(zy0) - y0), max(1, int(zy1) - y0))
-        cols = slice(max(0, int(zx0) - x0), max(1, int(zx1) - x0))
-        now, then = self._frames[-1][2][rows, cols], self._frames[-1 - STILL_FRAMES][2][rows, cols]
+        now, then = self._zone_part(self._frames[-1][2]), self._zone_part(self._frames[-1 - STILL_FRAMES][2])
         return float((cv2.absdiff(now, then) > MOVED_GREY).mean()) > MOVED_SHARE
 
     def _count_fanned(self) -> int:
@@ -148,16 +145,15 @@ class BatchWatcher(PileTracker):
         return len(self._batch_poses)  # (the top one changed)
 
     def _read_turned(self) -> tuple[str, ...]:
-        """The batch just turned up, card by card: the fan's cards found by their outlines (the faces changed from
-        the backs of the settled look before) and each read against the deck's pictures on what shows of it. The
+        """The batch just turned up, card by card: each card of the last batch, where its outline was fitted when it
+        was counted (it is turned up where it lay), read against the deck's pictures on what shows of it. The
         detector boxes a fan of faces as one or two cards and reads the top one twice. Empty where this cannot be
-        done (no deck or homography) or a card cannot be read: the detector's names stand then."""
-        if self.deck is None or self.image_to_mm is None or self._colour is None or not self._frames:
+        done (no deck, or the batch was not counted by its outlines) or a card cannot be read: the detector's names
+        stand then."""
+        if self.deck is None or self._colour is None or not self._batch_poses:
             return ()
-        poses = self._batch_poses
-        if not poses:
-            return ()
-        scores = self.deck.read_posed(self._colour, [(p.centre, p.angle) for p in poses], (self.crop[0], self.crop[1]))
+        scores = self.deck.read_posed(self._colour, [(p.centre, p.angle) for p in self._batch_poses],
+                                      (self.crop[0], self.crop[1]))
         cards: list[str] = []
         for sc in scores:  # one card of each: the next best where the best is taken (a deck holds each card once)
             order = [int(k) for k in np.argsort(-sc) if sc[k] >= TURNED_MATCH and FACES[k] not in cards]

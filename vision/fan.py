@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-CARD_MM = (63.0, 88.0)  # poker size (the homography's unit is the mm)
+from models.deckmatch import CARD_MM  # poker size (the homography's unit is the mm)
+
 PX_PER_MM = 0.5  # the flat view the outlines are fitted in (a fan's cards 13 px apart; a run of a few ms)
 MARGIN_MM = 45.0  # the flat view is the zone's bounding box and this much around it (a fan sticks out)
 ANGLE_STEP = 3.0  # degrees between the angles tried
@@ -61,7 +62,7 @@ class CardPose:
     angle: float
     shown: float
     changed: float
-    edge: float = 0.0  # how sharp its visible outline is (mean gradient across it, grey levels a px)
+    edge: float  # how sharp its visible outline is (mean gradient across it, grey levels a px)
 
 
 @dataclass
@@ -90,17 +91,28 @@ class FlatView:
                                    borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
+def _axes(angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """The unit vectors along a card's width and height when it is turned ``angle`` degrees (flat px)."""
+    a = math.radians(angle)
+    return np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+
+
+def _quad(centre: tuple[float, float], angle: float, hw: float, hh: float) -> np.ndarray:
+    """The corners of a ``2 hw`` x ``2 hh`` rectangle at ``centre`` turned ``angle`` degrees, in fill order."""
+    ax, bx = _axes(angle)
+    c = np.asarray(centre, float)
+    return np.array([c + sx * hw * ax + sy * hh * bx for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+
+
 def _kernels(angle: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For a card turned ``angle`` degrees, centred in the kernel: its long sides, its short sides (1 px lines),
     its inside (less a 3 mm rim), and the unit normals of the long and short sides."""
     w, h = CARD_MM[0] * PX_PER_MM, CARD_MM[1] * PX_PER_MM
     r = int(math.ceil(math.hypot(w, h) / 2)) + 2
-    a = math.radians(angle)
-    ax, bx = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-    c = np.array([r, r], float)
+    ax, bx = _axes(angle)
 
     def corners(hw: float, hh: float) -> np.ndarray:
-        return np.array([c + sx * hw * ax + sy * hh * bx for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+        return _quad((r, r), angle, hw, hh)
 
     long_k = np.zeros((2 * r + 1, 2 * r + 1), np.float32)
     short_k = np.zeros_like(long_k)
@@ -167,11 +179,7 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None)
         cards.append(CardPose(centre, angle, shown, new, edge))
         near = np.hypot(xx - x, yy - y) <= NEXT_MM * PX_PER_MM
         mask = np.zeros_like(visible)
-        a = math.radians(angle)
-        ax_, bx_ = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
-        hw, hh = (CARD_MM[0] / 2 + HIDES_MM) * PX_PER_MM, (CARD_MM[1] / 2 + HIDES_MM) * PX_PER_MM
-        quad = np.array([np.array([x, y]) + sx * hw * ax_ + sy * hh * bx_
-                         for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+        quad = _quad((x, y), angle, (CARD_MM[0] / 2 + HIDES_MM) * PX_PER_MM, (CARD_MM[1] / 2 + HIDES_MM) * PX_PER_MM)
         cv2.fillConvexPoly(mask, np.round(quad * 16).astype(np.int32), 1.0, cv2.LINE_AA, shift=4)
         visible = visible * (mask < 0.5)
         angles = np.array([(angle + d) % 180.0 for d in np.arange(-NEXT_WITHIN, NEXT_WITHIN + 1e-6, ANGLE_STEP)])

@@ -169,6 +169,12 @@ class PileTracker:
         (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
         if min(zx1 - zx0, zy1 - zy0) * 3 >= min(x1 - x0, y1 - y0):
             return grey
+        return self._zone_part(grey)
+
+    def _zone_part(self, grey: np.ndarray) -> np.ndarray:
+        """The zone's bounding box within a crop of this tracker's (crop pixels)."""
+        x0, y0 = self.crop[0], self.crop[1]
+        (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
         return grey[max(0, int(zy0) - y0):max(1, int(zy1) - y0), max(0, int(zx0) - x0):max(1, int(zx1) - x0)]
 
     def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
