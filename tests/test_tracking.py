@@ -275,3 +275,30 @@ def test_a_face_read_too_unsurely_still_shows_the_pile_is_there() -> None:
         tr.remember(i, i / 30, frame_with(card=False))
         tr.update(i, i / 30, dets(("hand", 0.8, box)) if i == 9 else dets())
     assert tr.top is None
+
+
+def test_a_card_carried_face_up_over_a_pile_is_not_played_there_and_one_that_lands_is() -> None:
+    """SP-8, ST-2 (Speed, Spit): a card carried face up to the other pile crosses this one, read in several looks
+    as it goes; it was never played here. The card that lands here is confirmed once it lies still, and dated
+    from the frame it came to rest (not from when it first passed overhead)."""
+    def flights(carried: bool) -> list:
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=carried)
+        seen = []
+        for i in range(24):
+            img = np.full((480, 640, 3), 90, np.uint8)
+            if i < 6:  # 5S crosses the zone left to right, 30 px a frame, and is gone
+                x = 110 + 30 * i
+                d = dets(("5S", 0.9, (float(x), 150.0, x + 80.0, 260.0)))
+            else:  # 9H comes in from the top, 25 px a frame, and stops at frame 12
+                y = 150 - 25 * max(0, 12 - i)
+                d = dets(("9H", 0.9, (160.0, float(y), 240.0, y + 110.0)))
+                img[max(0, y):y + 110, 160:240] = 240
+                img[max(0, y + 60):y + 75, 175:225] = 30  # its pips
+            tr.remember(i, i / 30, img)
+            s = tr.update(i, i / 30, d)
+            if s:
+                seen.append((s.card, s.frame, round(s.t * 30)))
+        return seen
+
+    assert flights(carried=True) == [("9H", 13, 12)]  # confirmed by the second look that saw it still
+    assert flights(carried=False)[0][0] == "5S"  # (without the rule, the card in flight is played here)

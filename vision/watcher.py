@@ -120,7 +120,8 @@ class TableWatcher:
         self.trackers: list[PileTracker] = [
             PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], size, min_side=side), every=self.every,
                         min_conf=self.min_conf, removals=removals and not z.startswith("col:"),
-                        races=self.game in ("speed", "spit"), emptied_is_removal=self.game == "paijie",
+                        races=self.game in ("speed", "spit"), carried=self.game in CARDS_MOVE_BETWEEN_PILES,
+                        emptied_is_removal=self.game == "paijie",
                         retry=COLUMN_RETRY if z.startswith("col:") else PileTracker.retry)
             for z in card_zones]
         if self.game == "cheat":
