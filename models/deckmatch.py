@@ -12,10 +12,8 @@ the box's neighbourhood is turned flat at every angle (6 degree steps, grey, hal
 the deck's mean face inside a rim of dark table (every card of the deck resembles it: white, index corners). At
 that angle every card's picture is compared, each also turned half a turn (a card lies either way up); the six
 best again in colour at full resolution, at that angle and 3 degrees either side, 15 mm around the box's middle
-either way (and every card as close to the best as the sixth: courts of one design are a draw at half resolution).
-Cards that match alike (the courts of one design) are ordered by the pixels where their pictures differ, at the
-camera's resolution, with the card's pose fitted again by its outline, either way up. A card read before and still
-lying there untouched is not searched again.
+either way. Cards that match alike (courts of one colour in many designs) are ordered by the pixels where their
+pictures differ. A card read before and still lying there untouched is not searched again.
 """
 
 from __future__ import annotations
@@ -41,8 +39,6 @@ POSE_RIM_SHADE = 0.5  # ... and its grey, as a fraction of the mean face's
 #: resolution at that angle and half a step either side
 REFINE_TURNS = (-COARSE_STEP_DEG / 2, 0.0, COARSE_STEP_DEG / 2)
 REFINE_TOP = 6
-COARSE_CLOSE = 0.03  # ... and those within this of the best
-REFINE_MOST = 16  # ... up to this many
 #: a best match below this is no read (a hand over the card, a card half covered, a box on no card): measured on
 #: rendered Snap s238, every one of 121 landed cards at or above it read right but 4, none of 8 below it did
 MIN_MATCH = 0.4
@@ -51,11 +47,6 @@ RECENT = 32  # reads kept to check again before a search (:meth:`DeckMatcher._st
 STILL_MM = 35.0  # the three reads nearest a box, this close to its middle, are checked again before a search
 STILL_GREY = 10.0  # ... and stands while the card there differs from then by at most this (mean, 0-255)
 DIFFER_GREY = 40.0  # grey levels (0-255) between two pictures where they are said to differ
-TELL_PX_PER_MM = 1.6  # look-alikes are told apart at this resolution (DeckMatcher._tell_apart)
-TELL_SLACK_MM = 6.0  # ... this far around the best card's pose
-TELL_TURNS = (-1.5, 0.0, 1.5)  # ... and turned by these (degrees)
-TELL_BLUR = 1.5  # ... both blurred this much (px): a sign a pixel off its picture still overlaps it
-TELL_GROW = 5  # ... on the pixels where their pictures differ and this far (px, a square) around them
 POSED_SLACK_MM = 4.0  # a known pose (:meth:`DeckMatcher.read_posed`) is this far off at most
 POSED_HIDES_MM = 2.0  # a card above hides this much around it too (its shadow, the fit's error)
 
@@ -82,9 +73,6 @@ class DeckMatcher:
 
     def __init__(self, faces: dict[str, np.ndarray], image_to_mm: np.ndarray) -> None:
         self.codes = tuple(c for c in FACES if c in faces)
-        self._pictures = faces
-        self._sharp_faces: dict[tuple[int, bool], np.ndarray] = {}
-        self._outline: np.ndarray | None = None
         if not self.codes:
             raise ValueError("the deck has no card pictures")
         self.to_mm = np.asarray(image_to_mm, np.float64)
@@ -150,70 +138,36 @@ class DeckMatcher:
                 best = (score, float(angle))
         return best[1]
 
-    def _tell_apart(self, best: np.ndarray, posed: dict[int, tuple[float, np.ndarray]], frame: np.ndarray,
-                    corner: np.ndarray) -> None:
-        """Cards matching within :data:`CLOSE` of the best look alike as a whole (courts of one design differ only
-        in a crown, an index and a suit sign a few millimetres wide): they are compared again on the pixels where
-        their pictures differ, at :data:`TELL_PX_PER_MM` (no coarser than the camera's: at the search's the signs
-        are three pixels wide), blurred a little, both ways up, and ordered by that. The pose is the best card's,
-        fitted again by the card's outline: a court's stripes repeat, so the face itself fits as well a stripe
-        along, and a sign a pixel off is compared with the stripes beside it."""
+    def _tell_apart(self, best: np.ndarray, at: dict[int, tuple[int, np.ndarray, tuple[int, int]]]) -> None:
+        """Cards matching within :data:`CLOSE` of the best look alike as a whole (courts of one colour in many
+        designs differ only in a suit sign and an index): they are compared again on the pixels where their
+        pictures differ, on the best card's view, and ordered by that."""
+        n = len(self.codes)
         k0 = int(best.argmax())
         close = [int(k) for k in np.flatnonzero(best >= best[k0] - CLOSE)]
-        if len(close) < 2 or k0 not in posed:
+        if len(close) < 2:
             return
-        angle0, centre0 = posed[k0]
-        h, w = self._sharp(close[0], False).shape[:2]
-        half = (CARD_MM[0] / 2 + TELL_SLACK_MM, CARD_MM[1] / 2 + TELL_SLACK_MM)
-        outline = self._sharp_outline()
-        rim = (outline.shape[1] - w) // 2
-        fit = (-2.0, None, (0, 0))
-        for d in TELL_TURNS:
-            win = self._flat(frame, corner, centre0, angle0 + d, half, TELL_PX_PER_MM)
-            g = cv2.cvtColor(win, cv2.COLOR_BGR2GRAY)
-            _, m, _, loc = cv2.minMaxLoc(cv2.matchTemplate(g, outline, cv2.TM_CCOEFF_NORMED))
-            if m > fit[0]:
-                fit = (m, win, (loc[0] + rim, loc[1] + rim))
-        _, win, (lx, ly) = fit
-        patch = cv2.GaussianBlur(win[ly:ly + h, lx:lx + w], (0, 0), TELL_BLUR)
-        there = np.full(len(close), -2.0)
-        for flip in (False, True):  # either way up: a court's figure may not be symmetric, its stripes are
-            pics = [cv2.GaussianBlur(self._sharp(k, flip), (0, 0), TELL_BLUR) for k in close]
-            grey = [p.mean(2) for p in pics]
-            differ = np.zeros((h, w), bool)
-            for g in grey[1:]:
-                differ |= np.abs(g - grey[0]) > DIFFER_GREY
-            differ = cv2.dilate(differ.astype(np.uint8), np.ones((TELL_GROW, TELL_GROW), np.uint8)).astype(bool)
-            if differ.sum() < 8:
-                return
-            a = patch[differ] - patch[differ].mean(0)
-            a /= np.linalg.norm(a) + 1e-6
-            for i, p in enumerate(pics):
-                b = p[differ] - p[differ].mean(0)
-                there[i] = max(there[i], float((a * b).sum() / (np.linalg.norm(b) + 1e-6)))
+        j0, win, (lx, ly) = at[k0]
+        flip = j0 >= n
+        pics = [self.full[k + n if flip else k] for k in close]
+        h, w = pics[0].shape[:2]
+        patch = win[ly:ly + h, lx:lx + w]
+        grey = [p.mean(2) for p in pics]
+        differ = np.zeros((h, w), bool)
+        for g in grey[1:]:
+            differ |= np.abs(g - grey[0]) > DIFFER_GREY
+        differ = cv2.dilate(differ.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        if differ.sum() < 8:
+            return
+        a = patch[differ] - patch[differ].mean(0)
+        a /= np.linalg.norm(a) + 1e-6
+        there = []
+        for p in pics:
+            b = p[differ] - p[differ].mean(0)
+            there.append(float((a * b).sum() / (np.linalg.norm(b) + 1e-6)))
         top = float(best[k0])
         for rank, i in enumerate(np.argsort(there)[::-1]):
             best[close[i]] = top - rank * 1e-3  # the order where they differ; the score stays the whole face's
-
-    def _sharp_outline(self) -> np.ndarray:
-        """The deck's mean face in a rim of dark table, grey, at :data:`TELL_PX_PER_MM` (as ``mean_half``)."""
-        if self._outline is None:
-            w, h = (int(round(v * TELL_PX_PER_MM)) for v in CARD_MM)
-            mean = np.mean([cv2.cvtColor(_flat_face(self._pictures[c], (w, h)), cv2.COLOR_BGR2GRAY)
-                            for c in self.codes], axis=0).astype(np.float32)
-            rim = int(round(POSE_RIM_MM * TELL_PX_PER_MM))
-            self._outline = np.ascontiguousarray(cv2.copyMakeBorder(
-                mean, rim, rim, rim, rim, cv2.BORDER_CONSTANT, value=float(mean.mean()) * POSE_RIM_SHADE))
-        return self._outline
-
-    def _sharp(self, k: int, flip: bool) -> np.ndarray:
-        """Card ``k``'s picture at :data:`TELL_PX_PER_MM` (half a turn when ``flip``), made once."""
-        key = (k, flip)
-        if key not in self._sharp_faces:
-            w, h = (int(round(v * TELL_PX_PER_MM)) for v in CARD_MM)
-            face = _flat_face(self._pictures[self.codes[k]], (w, h))
-            self._sharp_faces[key] = np.ascontiguousarray(face[::-1, ::-1]) if flip else face
-        return self._sharp_faces[key]
 
     def _centre_of(self, centre: np.ndarray, angle: float, loc: tuple[int, int], half_mm: tuple[float, float],
                    px: float, tpl_hw: tuple[int, int]) -> np.ndarray:
@@ -241,24 +195,21 @@ class DeckMatcher:
         coarse = np.array([float(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED).max()) for t in self.half])
         per_card = np.maximum(coarse[:n], coarse[n:])
         best = np.full(n, -1.0)
+        at: dict[int, tuple[int, np.ndarray, tuple[int, int]]] = {}  # card -> (way up, its view, where it fits)
         posed: dict[int, tuple[float, np.ndarray]] = {}  # card -> (angle, centre mm) where it fits best
-        order = np.argsort(-per_card)
-        # the REFINE_TOP best, and every card as close to the best as they are (the courts of one design match
-        # alike in grey at half resolution: the six best of them are a draw)
-        near = per_card[order[0]] - max(per_card[order[0]] - per_card[order[REFINE_TOP - 1]], COARSE_CLOSE)
-        top = order[:max(REFINE_TOP, int((per_card >= near).sum()))][:REFINE_MOST]
+        top = np.argsort(-per_card)[:REFINE_TOP]
         for d in REFINE_TURNS:
             win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
             for k in top:
                 for j in (k, k + n):
                     _, m, _, loc = cv2.minMaxLoc(cv2.matchTemplate(win, self.full[j], cv2.TM_CCOEFF_NORMED))
                     if m > best[k]:
-                        best[k] = m
+                        best[k], at[int(k)] = m, (j, win, loc)
                         posed[int(k)] = (angle + d, self._centre_of(centre, angle + d, loc, half, PX_PER_MM,
                                                                     self.full[j].shape[:2]))
-        self._tell_apart(best, posed, frame, corner)
+        self._tell_apart(best, at)
         k0 = int(best.argmax())
-        if k0 in posed and best[k0] >= MIN_MATCH:  # a failed read is not kept: its pose may be wrong (a box on part
+        if k0 in at and best[k0] >= MIN_MATCH:  # a failed read is not kept: its pose may be wrong (a box on part
             # of a card) while the table there stays as it was, and a good box there would be told the failure
             angle0, centre0 = posed[k0]
             view = self._flat(frame, corner, centre0, angle0, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)

@@ -216,21 +216,3 @@ def test_a_failed_read_does_not_stand_for_the_card_it_was_on(deck) -> None:
     assert deck_read(matcher.scores(frame, part))[0] == -1
     k, _ = deck_read(matcher.scores(frame, whole))
     assert FACES[k] == "JS", k
-
-
-@pytest.mark.parametrize("angle", [8.0, 188.0])
-def test_courts_of_one_design_are_told_apart_by_their_crowns_indices_and_suit_signs(deck, angle: float) -> None:
-    """TM-1: the twelve courts of a deck share one figure; they differ in a crown, an index and a suit sign a few
-    millimetres wide, and a figure may not look the same both ways up. Each is read right, either way up, from a
-    loose box, at a webcam's 1.1 px/mm."""
-    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
-    courts = [c for c in FACES if c[0] in "JQK"]
-    wrong = []
-    for i, code in enumerate(courts):
-        frame = table_frame(i)
-        quad = card_quad((10.0 + i, -5.0), angle + i)
-        lay_card(frame, deck.image(code, 200), quad)
-        got, _ = deck_read(matcher.scores(frame, box_of(quad, np.array([5.0, -4.0, 6.0, -3.0]))))
-        if got < 0 or FACES[got] != code:
-            wrong.append((code, FACES[got] if got >= 0 else None))
-    assert not wrong

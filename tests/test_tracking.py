@@ -281,7 +281,7 @@ def test_a_card_carried_face_up_over_a_pile_is_not_played_there_and_one_that_lan
     """SP-8, ST-2 (Speed, Spit): a card carried face up to the other pile crosses this one, read in several looks
     as it goes; it was never played here. The card that lands here is confirmed once it lies still, and dated
     from the frame it came to rest (not from when it first passed overhead)."""
-    def flights(carried: bool) -> list:
+    def flights(carried: float | None) -> list:
         tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=carried)
         seen = []
         for i in range(24):
@@ -300,5 +300,5 @@ def test_a_card_carried_face_up_over_a_pile_is_not_played_there_and_one_that_lan
                 seen.append((s.card, s.frame, round(s.t * 30)))
         return seen
 
-    assert flights(carried=True) == [("9H", 13, 12)]  # confirmed by the second look that saw it still
-    assert flights(carried=False)[0][0] == "5S"  # (without the rule, the card in flight is played here)
+    assert flights(carried=0.06) == [("9H", 13, 12)]  # confirmed by the second look that saw it still
+    assert flights(carried=None)[0][0] == "5S"  # (without the rule, the card in flight is played here)

@@ -36,8 +36,6 @@ FACE_EXCLUDE = frozenset({"back", "hand"})
 READ_BOUND_S = 0.3
 #: a pile seen bare where cards lie is looked at again at every chance this many times (then as any still pile)
 LOST_LOOKS = 4
-#: a card whose box edge moved more than this share of its size between two looks is in flight (``carried``)
-CARRIED_SHARE = 0.15
 
 
 @dataclass(frozen=True)
@@ -163,7 +161,9 @@ class PileTracker:
     _first_read: dict = field(default_factory=dict)  # new card -> the first look that read it at all
     _peeking: set = field(default_factory=set)  # cards under the top seen since it landed
     _gone: dict = field(default_factory=dict)  # peeking card -> [since t, since frame, clear looks without it]
-    carried: bool = False  # cards are carried face up over the piles (Speed, Spit): one must lie still to land
+    #: cards are carried face up over the piles (Speed, Spit): one whose box edge moved more than this share of its
+    #: size since the last look is in flight, not landed (None: no such check)
+    carried: float | None = None
     _last_box: dict = field(default_factory=dict)  # new card -> its boxes in the last look that read it
 
     def _watched(self, grey: np.ndarray) -> np.ndarray:
@@ -284,7 +284,7 @@ class PileTracker:
             self._count = 0
             return None
         c, n, b = best
-        moved = self.carried and self._moved_since(n, [bx for _, k, bx in new if k == n])
+        moved = self.carried is not None and self._moved_since(n, [bx for _, k, bx in new if k == n])
         self._last_box = {}
         for _, k, bx in new:
             self._last_box.setdefault(k, []).append(bx)
@@ -334,15 +334,15 @@ class PileTracker:
         return out[-1]
 
     def _moved_since(self, code: str, boxes: list[Any]) -> bool:
-        """No box of ``code`` in this look lies where one did in the last look that read it (within
-        :data:`CARRIED_SHARE` of its size, each edge): a card in flight, not one lying on the pile. (A look may box
-        one card twice: alone, and with the cards it half covers.)"""
+        """No box of ``code`` in this look lies where one did in the last look that read it (within ``carried``
+        of its size, each edge): a card in flight, not one lying on the pile. (A look may box one card twice: alone,
+        and with the cards it half covers.)"""
         last = self._last_box.get(code)
         if not last:
             return False
         shares = [max(abs(float(b[i]) - float(a[i])) for i in range(4))
                   / max(float(b[2] - b[0]), float(b[3] - b[1]), 1.0) for b in boxes for a in last]
-        return min(shares) > CARRIED_SHARE
+        return min(shares) > float(self.carried or 0.0)
 
     def _check_removed(self, index: int, t: float, seen: set[str], hands: bool, coming: bool = False) -> None:
         """The top is gone while the cards it covered show: it was taken back (after ``confirm + 1`` looks).
