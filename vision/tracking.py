@@ -284,10 +284,11 @@ class PileTracker:
             self._count = 0
             return None
         c, n, b = best
-        moved = self.carried is not None and self._moved_since(n, [bx for _, k, bx in new if k == n])
-        self._last_box = {}
-        for _, k, bx in new:
-            self._last_box.setdefault(k, []).append(bx)
+        moved = self._moved_since(n, [bx for _, k, bx in new if k == n])
+        if self.carried is not None:
+            self._last_box = {}
+            for _, k, bx in new:
+                self._last_box.setdefault(k, []).append(bx)
         self._count = sum(1 for x in self._recent if x == n)
         if self._count < self.confirm:
             return None
@@ -338,11 +339,11 @@ class PileTracker:
         of its size, each edge): a card in flight, not one lying on the pile. (A look may box one card twice: alone,
         and with the cards it half covers.)"""
         last = self._last_box.get(code)
-        if not last:
+        if self.carried is None or not last:
             return False
         shares = [max(abs(float(b[i]) - float(a[i])) for i in range(4))
                   / max(float(b[2] - b[0]), float(b[3] - b[1]), 1.0) for b in boxes for a in last]
-        return min(shares) > float(self.carried or 0.0)
+        return min(shares) > self.carried
 
     def _check_removed(self, index: int, t: float, seen: set[str], hands: bool, coming: bool = False) -> None:
         """The top is gone while the cards it covered show: it was taken back (after ``confirm + 1`` looks).

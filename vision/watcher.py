@@ -56,7 +56,8 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
 CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
 #: games whose cards are carried face up over the piles, and how far (share of its size) a card's box may move
 #: between two looks and still lie on the pile (``PileTracker.carried``; ``bench/audit.py``, three games each, shipped
-#: models: Spit at 0.15 read 86 of 133 cards right, +46 wrong or extra, at 0.06 90 (+39), at 0.03 87 (+37); Speed
+#: models: Spit at 0.06 reads 89 of 133 cards right, +41 wrong or extra, against 67 (+77) without the check. Chosen
+#: with the deck reads of e2f2c83, since reverted: Spit at 0.15 86 (+46), at 0.06 90 (+39), at 0.03 87 (+37); Speed
 #: 72 of 108 (+17) at 0.15, 68 (+19) at 0.06: a Speed card is laid from a hand held just over the pile)
 CARRIED_SHARE = {"spit": 0.06, "speed": 0.15}
 #: a hand reaches over a pile to take a card back in about this long (s) before the card is missed
