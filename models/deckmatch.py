@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -285,10 +286,12 @@ class DeckMatcher:
         return None
 
 
-def deck_read(match: np.ndarray) -> tuple[int, float]:
+def deck_read(match: np.ndarray, expected: Collection[int] = ()) -> tuple[int, float]:
     """(class id in :data:`models.classes.FACES`, or -1 for no read; confidence) from the deck's matches (-1..1 per
     face, :meth:`DeckMatcher.scores`). A best match under :data:`MIN_MATCH` is no read. The confidence grows with
-    the match: 0.5 at :data:`MIN_MATCH`, 0.9 from 0.7 on.
+    the match: 0.5 at :data:`MIN_MATCH`, 0.9 from 0.7 on. ``expected``: cards the table says may be there (a Spit
+    card played on a centre pile is a column's top): of those matching within :data:`CLOSE` of the best (look-alike
+    courts, which their pictures barely tell apart at a webcam's resolution), the best is the read.
 
     The card reader is not asked to settle close matches: on rendered Snap (seed 238, 129 landed cards, jittered
     true boxes) the deck alone read 114 right, the card reader 101, and the reader choosing among matches within
@@ -296,4 +299,6 @@ def deck_read(match: np.ndarray) -> tuple[int, float]:
     top = float(match.max())
     if top < MIN_MATCH:
         return -1, 0.0
-    return int(match.argmax()), float(np.clip(0.5 + (top - MIN_MATCH) * (0.4 / 0.3), 0.5, 0.9))
+    near = [k for k in expected if match[k] >= top - CLOSE]
+    best = max(near, key=lambda k: float(match[k])) if near else int(match.argmax())
+    return int(best), float(np.clip(0.5 + (top - MIN_MATCH) * (0.4 / 0.3), 0.5, 0.9))

@@ -20,6 +20,7 @@ import os
 import sys
 import time
 from collections import deque
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -30,6 +31,7 @@ import numpy as np
 
 from engine.cards import JOKERS
 from models.classes import FACES
+from models.deckmatch import deck_read
 from models.detector import Detections, nms
 
 READER_CLASSES: tuple[str, ...] = (*FACES, "none")
@@ -449,6 +451,9 @@ class ReadingDetector:
     max_faces: int = 4  # a pile crop shows its top card and a few peeking ones; reading costs ~0.5 ms a turn
     remember: int = 48  # reads kept: a card lying still is read once, not at every look (see :meth:`_read`)
     deck: Any = None  # a models.deckmatch.DeckMatcher: faces are compared with pictures of the deck played
+    #: the cards the table says may lie in a box (camera-frame pixels), if any: of the deck's look-alike matches, one
+    #: of these is the read (:func:`models.deckmatch.deck_read`); set by whoever watches the table
+    expect: Callable[[tuple[float, float, float, float]], Collection[str]] | None = None
     _memo: deque = field(default_factory=deque)  # (box, crop, probabilities) of recent reads
 
     @property
@@ -483,7 +488,10 @@ class ReadingDetector:
     def _with_reads(self, frames: list[np.ndarray], found: list[Detections], bgr: bool,
                     conf: float | None, origins: list[tuple[float, float]] | None = None) -> list[Detections]:
         """Each frame's detections with its faces read: faces merged across face classes, the surest
-        ``max_faces`` read, ``none`` dropped; backs and hands from ``conf`` on."""
+        ``max_faces`` read, ``none`` dropped; backs and hands from ``conf`` on. With a deck, a back that no face box
+        covers and the detector is unsure of is compared with the deck's pictures too, and one they name surely is
+        that face (the detector takes some courts, a figure all over, for a back: rendered Spit s11's JH and KD on a
+        centre pile, for seconds)."""
         parts = []
         for dets in found:
             if not len(dets):
@@ -494,21 +502,32 @@ class ReadingDetector:
             faces = dets[is_face]
             if len(faces):
                 faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)[:self.max_faces]]
-            parts.append((faces, others))
-        reads = self._read(frames, [p[0].xyxy if p is not None else np.zeros((0, 4), np.float32) for p in parts],
-                           bgr, origins)
+            backs = np.zeros(len(others), bool)
+            if self.deck is not None:
+                backs = (others.class_name == "back") & (others.confidence < BACK_READ_BELOW) \
+                    & ~_covered(others.xyxy, faces.xyxy, self.merge_iou)
+            parts.append((faces, others, backs))
+        reads = self._read(frames, [np.concatenate([p[0].xyxy, p[1].xyxy[p[2]]]) if p is not None
+                                    else np.zeros((0, 4), np.float32) for p in parts],
+                           bgr, origins, [len(p[0]) if p is not None else 0 for p in parts])
         out = []
         for dets, part, (codes, probs) in zip(found, parts, reads, strict=True):
             if part is None:
                 out.append(dets)
                 continue
-            faces, others = part
-            if len(faces):
+            faces, others, backs = part
+            n = len(faces)
+            named = np.zeros(len(others), bool)  # backs the deck names
+            named[np.flatnonzero(backs)] = np.asarray(codes[n:]) != "none"
+            if len(faces) or named.any():
                 code_arr = np.asarray(codes)
                 keep = code_arr != "none"
+                keep[n:] = named[backs]
                 ids = np.array([READER_CLASSES.index(c) for c in code_arr[keep]], np.int64)
-                faces = Detections(faces.xyxy[keep], probs[keep].astype(np.float32), ids,
+                xyxy = np.concatenate([faces.xyxy, others.xyxy[backs]])
+                faces = Detections(xyxy[keep], probs[keep].astype(np.float32), ids,
                                    code_arr[keep].astype(faces.class_name.dtype))
+                others = others[~named]
             xyxy = np.concatenate([faces.xyxy, others.xyxy]).astype(np.float32)
             confidence = np.concatenate([faces.confidence, others.confidence]).astype(np.float32)
             order = np.argsort(-confidence, kind="stable")
@@ -518,10 +537,12 @@ class ReadingDetector:
         return out
 
     def _read(self, frames: list[np.ndarray], boxes: list[np.ndarray], bgr: bool,
-              origins: list[tuple[float, float]] | None = None) -> list[tuple[list[str], np.ndarray]]:
+              origins: list[tuple[float, float]] | None = None, n_faces: list[int] | None = None
+              ) -> list[tuple[list[str], np.ndarray]]:
         """The reader's codes and confidences for each frame's ``boxes``, all read in one batch; a box read before
         (about the same box, the same pixels, within a small difference) takes that read again: the reader gives the
-        same pixels the same answer, and most cards on a table lie still from one look to the next."""
+        same pixels the same answer, and most cards on a table lie still from one look to the next. Boxes after the
+        first ``n_faces[i]`` of a frame are backs: the deck alone reads them (:meth:`_back_with_deck`)."""
         crops = [self.reader.crops(f, b, bgr) if len(b) else None for f, b in zip(frames, boxes, strict=True)]
         probs = [np.zeros((len(b), len(self.reader.classes)), np.float32) for b in boxes]
         todo: list[tuple[int, int]] = []
@@ -535,11 +556,18 @@ class ReadingDetector:
                 else:
                     probs[i][k] = hit
         if todo:
-            p = self.reader.probabilities(np.stack([crops[i][k] for i, k in todo]))
-            for (i, k), pk in zip(todo, p, strict=True):
-                if self.deck is not None:
-                    origin = origins[i] if origins is not None else (0.0, 0.0)
-                    pk = self._with_deck(frames[i] if bgr else frames[i][..., ::-1], boxes[i][k], origin, pk)
+            faces = [(i, k) for i, k in todo if n_faces is None or k < n_faces[i]]
+            p = dict(zip(faces, self.reader.probabilities(np.stack([crops[i][k] for i, k in faces])), strict=True)) \
+                if faces else {}
+            for i, k in todo:
+                origin = origins[i] if origins is not None else (0.0, 0.0)
+                frame_bgr = frames[i] if bgr else frames[i][..., ::-1]
+                if (i, k) not in p:
+                    pk = self._back_with_deck(frame_bgr, boxes[i][k], origin)
+                elif self.deck is not None:
+                    pk = self._with_deck(frame_bgr, boxes[i][k], origin, p[(i, k)])
+                else:
+                    pk = p[(i, k)]
                 probs[i][k] = pk
                 self._memo.append((np.asarray(boxes[i][k], np.float32).copy(), crops[i][k].copy(), pk.copy()))
             while len(self._memo) > self.remember:
@@ -554,13 +582,11 @@ class ReadingDetector:
                    p: np.ndarray) -> np.ndarray:
         """The reader's probabilities ``p`` for one box, replaced by the deck's read (``models.deckmatch``) when the
         reader takes it for a face the deck has a picture of; a face too small to compare keeps ``p``."""
-        from models.deckmatch import deck_read
-
         read = int(p.argmax())
         x0, y0, x1, y1 = (float(v) for v in box)
         if read == NONE or FACES[read] not in self.deck.codes or min(x1 - x0, y1 - y0) < MIN_BOX_PX:
             return p
-        k, confidence = deck_read(self.deck.scores(frame_bgr, box, origin))
+        k, confidence = deck_read(self.deck.scores(frame_bgr, box, origin), self._expected(box, origin))
         out = np.zeros_like(p)
         if k < 0:  # nothing in the deck looks like it (a hand over it, a card half covered): a face, no read
             out[read] = UNREAD_CONF
@@ -568,7 +594,46 @@ class ReadingDetector:
             out[k], out[NONE] = confidence, 1.0 - confidence
         return out
 
+    def _expected(self, box: np.ndarray, origin: tuple[float, float]) -> list[int]:
+        """Class ids of the cards :attr:`expect` says may lie in ``box`` (crop pixels at ``origin``)."""
+        if self.expect is None:
+            return []
+        x0, y0, x1, y1 = (float(v) for v in box)
+        ox, oy = origin
+        return [FACES.index(c) for c in self.expect((x0 + ox, y0 + oy, x1 + ox, y1 + oy)) if c in FACES]
 
+    def _back_with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> np.ndarray:
+        """A back's probabilities: the face the deck's pictures name from :data:`BACK_MIN_CONF` on, else ``none``
+        (a back matches no face well; a court the detector took for a back matches its picture)."""
+        out = np.zeros(len(self.reader.classes), np.float32)
+        x0, y0, x1, y1 = (float(v) for v in box)
+        k, confidence = (-1, 0.0) if min(x1 - x0, y1 - y0) < MIN_BOX_PX else \
+            deck_read(self.deck.scores(frame_bgr, box, origin), self._expected(box, origin))
+        if k >= 0 and confidence >= BACK_MIN_CONF:
+            out[k], out[NONE] = confidence, 1.0 - confidence
+        else:
+            out[NONE] = 1.0
+        return out
+
+
+def _covered(boxes: np.ndarray, by: np.ndarray, iou: float) -> np.ndarray:
+    """Which ``boxes`` overlap one of ``by`` by more than ``iou`` (intersection over union)."""
+    if not len(boxes) or not len(by):
+        return np.zeros(len(boxes), bool)
+    a, b = boxes[:, None, :], by[None, :, :]
+    iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
+    ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
+    inter = iw * ih
+    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+    return (inter / np.maximum(union - inter, 1e-9) > iou).any(1)
+
+
+#: backs the detector is less sure of than this are compared with the deck's pictures (rendered Spit s11: 29 of 30
+#: backs the deck named were below 0.45, none of 206 from 0.55 on; a comparison costs ~25 ms on this CPU)
+BACK_READ_BELOW = 0.5
+#: a back the deck's pictures read at this confidence or more is that face (:func:`models.deckmatch.deck_read`: 0.7
+#: is a match of 0.55; a back matches no face that well)
+BACK_MIN_CONF = 0.7
 #: a read is taken again for a box within this many pixels of one read before, whose crop differs by at most
 #: this mean grey level (0-255): codec noise on a still card, not another card or a hand coming over it
 MEMO_BOX_PX = 6.0

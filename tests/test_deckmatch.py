@@ -16,8 +16,9 @@ import pytest
 from calibration.layout import Layout
 from models.classes import FACES
 from models.deckmatch import MIN_MATCH, DeckMatcher, deck_read
+from models.detector import Detections
 from models.gamevideo import make_script, render_game, write_deck
-from models.reader import NONE, SHIPPED_READER, UNREAD_CONF, CardReader, ReadingDetector
+from models.reader import BACK_MIN_CONF, NONE, SHIPPED_READER, UNREAD_CONF, CardReader, ReadingDetector
 from models.scenes import FaceSet
 
 W, H = 1280, 720
@@ -216,3 +217,55 @@ def test_a_failed_read_does_not_stand_for_the_card_it_was_on(deck) -> None:
     assert deck_read(matcher.scores(frame, part))[0] == -1
     k, _ = deck_read(matcher.scores(frame, whole))
     assert FACES[k] == "JS", k
+
+
+class _Boxes:
+    """A detector that finds the given boxes, whatever the frame (``Detections`` in the frame's pixels)."""
+
+    def __init__(self, *items: tuple[str, float, np.ndarray]) -> None:
+        self.items = items
+
+    def __call__(self, frame: np.ndarray, bgr: bool = True, conf: float = 0.25, clip: bool = True) -> Detections:
+        kept = [it for it in self.items if it[1] >= conf]
+        return Detections(np.array([it[2] for it in kept], np.float32), np.array([it[1] for it in kept], np.float32),
+                          np.zeros(len(kept), np.int64), np.array([it[0] for it in kept]))
+
+
+@pytest.mark.skipif(not SHIPPED_READER.is_file(), reason="no shipped card reader")
+def test_a_court_the_detector_takes_for_a_back_is_read_by_the_deck_and_a_real_back_stays_a_back(deck) -> None:
+    """TM-1: the detector takes some courts (a figure all over) for a back. With the deck's pictures, a back it is
+    unsure of is compared with them: a king lying there is the king; a face-down card matches no face and stays a
+    back; a back the detector is sure of is not compared. Without a deck, backs stay backs."""
+    frame = table_frame(3)
+    king, face_down = card_quad((-60.0, 0.0), 12.0), card_quad((60.0, 0.0), -20.0)
+    lay_card(frame, deck.image("KD", 200), king)
+    lay_card(frame, deck.image("back", 200), face_down)
+    found = _Boxes(("back", 0.35, box_of(king)), ("back", 0.4, box_of(face_down)))
+    reader = CardReader(SHIPPED_READER, turns=2)
+    rd = ReadingDetector(detector=found, reader=reader,
+                         deck=DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM))
+    out = rd(frame)
+    named = {str(n): b for b, n in zip(out.xyxy, out.class_name, strict=True)}
+    assert sorted(named) == ["KD", "back"]
+    assert np.allclose(named["KD"], box_of(king)) and np.allclose(named["back"], box_of(face_down))
+    assert float(out.confidence[list(out.class_name).index("KD")]) >= BACK_MIN_CONF
+    sure = ReadingDetector(detector=_Boxes(("back", 0.9, box_of(king))), reader=reader, deck=rd.deck)
+    assert list(sure(frame).class_name) == ["back"]
+    alone = ReadingDetector(detector=found, reader=reader)
+    assert list(alone(frame).class_name) == ["back", "back"]
+
+
+def test_of_look_alike_matches_the_card_the_table_expects_is_read() -> None:
+    """TM-1 with ST-2: the deck's pictures barely tell red courts apart at a webcam's resolution (rendered Spit s11's
+    QD matched QD, QH, JD, JH and KD within 0.004); a card played on a Spit centre pile is a column's top, so of the
+    matches within ``CLOSE`` of the best the one expected is the read. One expected but far from the best is not."""
+    match = np.full(len(FACES), 0.2)
+    for code, score in (("JD", 0.691), ("QD", 0.690), ("QH", 0.689), ("9D", 0.60)):
+        match[FACES.index(code)] = score
+    assert FACES[deck_read(match)[0]] == "JD"
+    assert FACES[deck_read(match, [FACES.index("QD")])[0]] == "QD"
+    assert FACES[deck_read(match, [FACES.index("9D"), FACES.index("QH")])[0]] == "QH"
+    assert FACES[deck_read(match, [FACES.index("9D")])[0]] == "JD"
+    assert deck_read(match, [FACES.index("QD")])[1] == deck_read(match)[1]
+    match[:] = 0.3
+    assert deck_read(match, [FACES.index("QD")]) == (-1, 0.0)

@@ -325,3 +325,53 @@ def test_a_shared_look_feeds_every_zone_in_it() -> None:
     for i in range(12):
         w.feed(i, i / 30, rng.integers(0, 255, (720, 1280, 3), dtype=np.uint8))
     assert [(c.zone, c.card) for c in w.cards] == [(target.zone.name, "9D")]
+
+
+def _middle_box(zone: Zone) -> tuple[float, float, float, float]:
+    (x0, y0), (x1, y1) = zone.polygon.min(0), zone.polygon.max(0)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return (cx - 30.0, cy - 40.0, cx + 30.0, cy + 40.0)
+
+
+def test_a_spit_turn_up_read_once_under_a_hand_is_logged_when_the_card_lands_on_a_centre_pile() -> None:
+    """ST-3: a column's face-down card turned up and played at once may be read there only once (a hand over it
+    all along). When it lands on a centre pile, its ``card`` line on that column comes first, dated from that read;
+    else the referee keeps a face-down card too many there. A card carried over another column later, or confirmed
+    on a column already, adds no turn-up; nor does a read too long before."""
+    sc = make_script("spit", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "spit", lambda crop: Detections(), 30.0)
+    cols = {tr.zone.name: tr for tr in w.trackers if tr.zone.name.startswith("col:")}
+    own, crossed = cols["col:B:2"], cols["col:B:3"]
+    own.update(130, 4.3333, dets(("7D", _middle_box(own.zone))))
+    crossed.update(136, 4.5333, dets(("7D", _middle_box(crossed.zone))))
+    assert own.top != "7D" and own.unconfirmed_read("7D") is not None  # one read never confirms
+    landed = CardSeen(4.75, "left", "7D", 0.9, 142, (600.0, 300.0, 660.0, 380.0), 4.8)
+    w._turned_up_unseen([landed])
+    lines = [e for _, _, e, _ in sorted(w._pending)]
+    assert [(e.t, e.zone, e.card) for e in lines] == [(4.3333, "col:B:2", "7D")]
+    assert lines[0].evidence["seen_again"] == "left"
+    assert own.top == "7D" and "7D" in own.history and crossed.top != "7D"
+    w._turned_up_unseen([landed])  # the card is on the column now: no second line
+    assert len(w._pending) == 1
+    cols["col:A:1"].update(140, 4.6667, dets(("9S", _middle_box(cols["col:A:1"].zone))))
+    w._turned_up_unseen([CardSeen(5.8, "right", "9S", 0.9, 174, (600.0, 300.0, 660.0, 380.0), 5.85)])
+    assert len(w._pending) == 1  # read 1.13 s before it landed: no turn-up of it
+
+
+def test_a_spit_reader_expects_the_column_tops_on_the_centre_piles_only() -> None:
+    """ST-2: a card played on a centre pile comes from a column's top: the reader is told to expect those there
+    (of look-alike courts, the one lying on a column), and nothing elsewhere; a top already played is not one."""
+
+    class Expecting(_Model):
+        expect = None
+
+    sc = make_script("spit", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "spit", Expecting(), 30.0)
+    cols = [tr for tr in w.trackers if tr.zone.name.startswith("col:")]
+    cols[0].top, cols[3].top = "QD", "7C"
+    assert w.detector.expect(_middle_box(sc.layout.zones["left"])) == {"QD", "7C"}
+    assert w.detector.expect(_middle_box(sc.layout.zones["right"])) == {"QD", "7C"}
+    assert w.detector.expect(_middle_box(cols[1].zone)) == set()
+    next(tr for tr in w.trackers if tr.zone.name == "right").stack = ["9S", "QD"]  # QD was played: the column
+    assert w.detector.expect(_middle_box(sc.layout.zones["left"])) == {"7C"}  # shows it until its next turn-up
+    assert TableWatcher(sc.layout, "speed", Expecting(), 30.0).detector.expect is None

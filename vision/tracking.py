@@ -159,6 +159,7 @@ class PileTracker:
     _recent_all: deque = field(default_factory=deque)  # every new card of each recent run
     _first_look: dict = field(default_factory=dict)  # new card -> the first look that saw it with no hand over it
     _first_read: dict = field(default_factory=dict)  # new card -> the first look that read it at all
+    _read_where: dict = field(default_factory=dict)  # new card -> (frame index, box) of that first read
     _peeking: set = field(default_factory=set)  # cards under the top seen since it landed
     _gone: dict = field(default_factory=dict)  # peeking card -> [since t, since frame, clear looks without it]
     #: cards are carried face up over the piles (Speed, Spit): one whose box edge moved more than this share of its
@@ -213,6 +214,25 @@ class PileTracker:
         """Cards read here and not yet confirmed: code -> the first look that read it."""
         return dict(self._first_read)
 
+    def unconfirmed_read(self, code: str) -> tuple[float, int, tuple[float, float, float, float]] | None:
+        """(time, frame index, box) of the first look that read ``code`` here, not yet confirmed (None: none in the
+        last 1.5 s)."""
+        if code not in self._first_read or code not in self._read_where:
+            return None
+        return (self._first_read[code], *self._read_where[code])
+
+    def turned_up(self, code: str, t: float, shown: float) -> None:
+        """``code``, read here once (at ``t``) and never confirmed, was this pile's top from ``shown`` on: a card
+        seen to land elsewhere says so (a Spit column's turn-up played at once, under a hand all along)."""
+        self.history.add(code)
+        self._seen_at[code] = t
+        self.top, self._top_t = code, shown
+        self.stack.append(code)
+        self._peeking, self._gone = set(), {}
+        self._first_read.pop(code, None)
+        self._read_where.pop(code, None)
+        self._first_look.pop(code, None)
+
     def looked(self, index: int) -> None:
         """A look shared with a neighbouring zone was taken for this frame (:meth:`remember` had not asked)."""
         self._last_small = self._small
@@ -258,6 +278,7 @@ class PileTracker:
                 self.stack = []
                 self._first_look.clear()  # the cards read and never confirmed went with it
                 self._first_read.clear()
+                self._read_where.clear()
         else:
             self._empty_runs = 0
             self._empty_since = None
@@ -268,11 +289,14 @@ class PileTracker:
             self._last_seen[n] = t
         new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
         for _, n, b in new:  # a look with a hand over the card's middle is no clean view of it to date it by
-            self._first_read.setdefault(n, t)
+            if n not in self._first_read:
+                self._first_read[n] = t
+                self._read_where[n] = (index, tuple(float(v) for v in b))
             if n not in self._first_look and not any(_overlap(_middle(b), h) for h in hand_boxes):
                 self._first_look[n] = t
         self._first_look = {k: v for k, v in self._first_look.items() if v >= t - 1.5}
         self._first_read = {k: v for k, v in self._first_read.items() if v >= t - 1.5}
+        self._read_where = {k: v for k, v in self._read_where.items() if k in self._first_read}
         best = max(new, key=lambda x: x[0]) if new else None
         self._recent.append(best[1] if best else None)
         self._recent_all.append({n for _, n, _ in new})
@@ -297,6 +321,7 @@ class PileTracker:
             while len(self._recent) > 1:
                 self._recent.popleft()
             self._first_look[n] = self._first_read[n] = t  # where it was before is not where it lands
+            self._read_where[n] = (index, tuple(float(v) for v in b))
             return None
         self._count = 0
         self._recent.clear()
@@ -431,6 +456,7 @@ class PileTracker:
         since: the hand that laid it, going back)."""
         shown = self.first_seen(tuple(float(v) for v in box), self._first_look.pop(code, t))
         read = self._first_read.pop(code, shown)
+        self._read_where.pop(code, None)
         return read if shown - READ_BOUND_S <= read < shown else shown
 
     def first_seen(self, box: tuple[float, float, float, float], t_ref: float) -> float:

@@ -30,7 +30,7 @@ from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
 from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
-from vision.tracking import CardSeen, PileTracker, RemoveSeen, shared_looks, zone_crop
+from vision.tracking import READ_BOUND_S, CardSeen, PileTracker, RemoveSeen, shared_looks, zone_crop
 
 
 def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
@@ -60,6 +60,9 @@ CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
 #: with the deck reads of e2f2c83, since reverted: Spit at 0.15 86 (+46), at 0.06 90 (+39), at 0.03 87 (+37); Speed
 #: 72 of 108 (+17) at 0.15, 68 (+19) at 0.06: a Speed card is laid from a hand held just over the pile)
 CARRIED_SHARE = {"spit": 0.06, "speed": 0.15}
+#: a Spit column's card read this long (s) or less before it lands on a centre pile was turned up there
+#: (:meth:`TableWatcher._turned_up_unseen`)
+TURN_UP_READ_S = 1.0
 #: a hand reaches over a pile to take a card back in about this long (s) before the card is missed
 TAKE_BACK_S = 0.35
 #: more card zones than this share their looks between neighbours (Spit's twelve, Pai Jie's rows)
@@ -153,6 +156,8 @@ class TableWatcher:
         self._raced: set[tuple[str, str]] = set()  # (zone, card) of cards confirmed together on one pile
         self._released_t = -float("inf")  # the latest time released: nothing found later may be dated before it
         self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
+        if self.game == "spit" and hasattr(self.detector, "expect"):  # a reader that weighs what the table shows
+            self.detector.expect = self._column_tops_over_centre
 
     def _ready_at(self, ev: Event) -> float:
         if self.slap_hold_s is None:
@@ -211,6 +216,8 @@ class TableWatcher:
             self._raced |= {(c.zone, c.card) for c in landed}
         if self.game in CARDS_MOVE_BETWEEN_PILES:
             self._moved(tr, landed)
+        if self.game == "spit" and tr.zone.name in ("left", "right"):
+            self._turned_up_unseen(landed)
         racing: list[str] = []
         if self.game in PLAYER_FROM_ARM and len(landed) > 1:  # cards landed together: the hands, in order
             racing = self.slapper.arrivals_on(landed[0].zone, landed[0].t - 0.5, landed[-1].t + 0.04)
@@ -259,6 +266,41 @@ class TableWatcher:
                 # once, SP-8), and before it landed here
                 t_gone = min(card.t - 0.01, max(last + 1.0 / self.fps, self._released_t))
                 self._removed(RemoveSeen(t_gone, other.zone.name, card.card, card.frame), seen_again=card.zone)
+
+    def _column_tops_over_centre(self, box: tuple[float, float, float, float]) -> set[str]:
+        """Spit: a card on a centre pile was played from a column's top (ST-2; a spit card too, but seldom a
+        look-alike of a column's top): the column tops, for a box whose middle lies on a centre pile. (A column
+        keeps its last top until the next is turned up: one already on a centre pile was played.)"""
+        middle = [((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)]
+        if not any(self.layout.zones[z].contains(middle)[0] for z in ("left", "right")):
+            return set()
+        played = {c for tr in self.trackers if tr.zone.name in ("left", "right") for c in tr.stack}
+        return {tr.top for tr in self.trackers if tr.zone.name.startswith("col:") and tr.top is not None} - played
+
+    def _turned_up_unseen(self, landed: list[CardSeen]) -> None:
+        """Spit: a card played on a centre pile that a column read shortly before and never confirmed was that
+        column's turn-up (ST-3), turned and played at once with the hand over it all along: its ``card`` line there,
+        dated from the read, before the play. (Else the referee keeps a face-down card too many in that column.) A
+        card already confirmed on a column came from there; of several columns that read it, the first read it
+        first (the others saw it carried over them)."""
+        columns = [tr for tr in self.trackers if isinstance(tr, PileTracker) and tr.zone.name.startswith("col:")]
+        for card in landed:
+            if any(card.card in col.stack for col in columns):
+                continue
+            reads = [(read, col) for col in columns if (read := col.unconfirmed_read(card.card)) is not None
+                     and card.t - TURN_UP_READ_S <= read[0] < card.t]
+            if not reads:
+                continue
+            (t_read, frame, box), col = min(reads, key=lambda r: r[0][0])
+            shown = max(col.first_seen(box, t_read), t_read - READ_BOUND_S, self._released_t)
+            if shown > t_read:
+                continue  # later observations are out already (live): it would come out of time order
+            col.turned_up(card.card, t_read, shown)
+            seen = CardSeen(shown, col.zone.name, card.card, card.conf, frame, box, card.t_confirmed)
+            self.cards.append(seen)
+            ev = Event(t=round(shown, 4), type="card", zone=col.zone.name, card=card.card, conf=round(card.conf, 3),
+                       evidence={"frame": frame, "box": [round(v, 1) for v in box], "seen_again": card.zone})
+            heapq.heappush(self._pending, (shown, next(self._seq), ev, seen))
 
     def _removed(self, gone: RemoveSeen, seen_again: str | None = None) -> None:
         """A ``remove`` line. A card that raced another onto its pile (SP-9) was logged with a player nobody can be
