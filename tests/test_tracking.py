@@ -302,3 +302,39 @@ def test_a_card_carried_face_up_over_a_pile_is_not_played_there_and_one_that_lan
 
     assert flights(carried=0.06) == [("9H", 13, 12)]  # confirmed by the second look that saw it still
     assert flights(carried=None)[0][0] == "5S"  # (without the rule, the card in flight is played here)
+
+
+def test_a_card_covered_by_the_next_before_it_was_confirmed_is_played_before_it() -> None:
+    """ST-2 / SP-2 (Spit, Speed): a card lands and lies still, but its box differs by a little more than the carried
+    check allows from look to look (a hand still half over it) and the next card covers it before it is confirmed.
+    Read in two looks in a row at one place, it lay there: it is confirmed with the card on top of it, before it and
+    dated from its own first look, and marked as covered (timed alone, not as a race). A card carried across the
+    pile in the same time is not."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.06, races=True)
+    seen = []
+    for i in range(12):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        d = dets()
+        if i < 2:  # 5S crosses the zone, 35 px a frame
+            x = 110 + 35 * i
+            img[150:260, x:x + 80] = 170
+            d = dets(("5S", 0.9, (float(x), 150.0, x + 80.0, 260.0)))
+        if i >= 2:
+            img[150:260, 160:240] = 240
+            img[170:190, 170:190] = 20
+        if 2 <= i <= 4:  # 7H lies still; its box is drawn 7 px differently at each look
+            dx = (0, 7, -6)[i - 2]
+            d = dets(("7H", 0.9, (160.0 + dx, 150.0 - dx, 240.0 + dx, 260.0 - dx)))
+        if i in (5, 6):
+            d = dets(("hand", 0.8, (140.0, 120.0, 300.0, 230.0)))
+        if i >= 7:  # 6D lands over it and stays
+            img[180:290, 190:270] = 235
+            img[250:270, 240:260] = 40
+            d = dets(("6D", 0.9, (190.0, 180.0, 270.0, 290.0)))
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        landed = [*tr.also, *([s] if s else [])]
+        tr.also.clear()
+        seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
+    assert seen == [("7H", 2, True), ("6D", 7, False)]
+    assert tr.stack == ["7H", "6D"]

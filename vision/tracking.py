@@ -36,6 +36,9 @@ FACE_EXCLUDE = frozenset({"back", "hand"})
 READ_BOUND_S = 0.3
 #: a pile seen bare where cards lie is looked at again at every chance this many times (then as any still pile)
 LOST_LOOKS = 4
+#: a card read in two looks in a row with its box within this share of its size (each edge) lay on the pile then
+#: (:attr:`PileTracker.carried` is stricter: it must say whether a card is still *now*, to date it)
+SETTLED_SHARE = 0.15
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class CardSeen:
     frame: int
     box: tuple[float, float, float, float]  # frame pixels
     t_confirmed: float
+    covered: bool = False  # it lay there before the card confirmed with it covered it (not a race: timed alone)
 
 
 def shared_looks(trackers: Sequence[PileTracker], frame_size: tuple[int, int], min_side: int, most: int,
@@ -166,6 +170,7 @@ class PileTracker:
     #: size since the last look is in flight, not landed (None: no such check)
     carried: float | None = None
     _last_box: dict = field(default_factory=dict)  # new card -> its boxes in the last look that read it
+    _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
 
     def _watched(self, grey: np.ndarray) -> np.ndarray:
         """The part of the crop whose change calls for a look: the crop, or for a long thin zone in its square
@@ -279,6 +284,7 @@ class PileTracker:
                 self._first_look.clear()  # the cards read and never confirmed went with it
                 self._first_read.clear()
                 self._read_where.clear()
+                self._settled.clear()
         else:
             self._empty_runs = 0
             self._empty_since = None
@@ -297,6 +303,11 @@ class PileTracker:
         self._first_look = {k: v for k, v in self._first_look.items() if v >= t - 1.5}
         self._first_read = {k: v for k, v in self._first_read.items() if v >= t - 1.5}
         self._read_where = {k: v for k, v in self._read_where.items() if k in self._first_read}
+        if self.carried is not None:  # (cards are carried over these piles: one read twice in one place lay there)
+            for cx, k, bx in new:
+                if k not in self._settled and self._shift(k, [bx]) <= SETTLED_SHARE:
+                    self._settled[k] = (cx, tuple(float(v) for v in bx))
+        self._settled = {k: v for k, v in self._settled.items() if k in self._first_read}
         best = max(new, key=lambda x: x[0]) if new else None
         self._recent.append(best[1] if best else None)
         self._recent_all.append({n for _, n, _ in new})
@@ -330,6 +341,7 @@ class PileTracker:
             found += [(c2, n2, b2) for c2, n2, b2 in new if n2 != n
                       and sum(n2 in r for r in self._recent_all) >= self.confirm]
         self._recent_all.clear()
+        covered = self._covered_by(n, {nx for _, nx, _ in found})
         # since when a card's middle has shown as it did in the first look that read it: by the look that confirms
         # it a hand may be coming over it (a slap), and a card covered a frame later by another (a race) was
         # read by an earlier look
@@ -337,12 +349,14 @@ class PileTracker:
                        key=lambda x: (x[0], x[1]))
         t_best = next(d[0] for d in dated if d[1] == 0)
         dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands at once; old ones peek later
+        under = [(self._dated(nx, bx, t), -1, cx, nx, bx) for nx, (cx, bx) in covered if self._dated_before(nx, dated)]
+        dated = sorted(under) + dated
         out: list[CardSeen] = []
         if self.removals and self._missing_since is not None and self.top is not None and self.stack \
                 and dated and self._missing_since[0] < dated[0][0] - 0.12:  # (not a hand about to lay a card)
             self._take_back()  # the top went before these landed (a hand hid the pile while it went)
         before = self._top_t if self.top is not None else None  # the top before these cards
-        for t_first, _, cx, nx, bx in dated:
+        for t_first, k, cx, nx, bx in dated:
             self.history.add(nx)
             # a reader gives one box one code: the old top still read in the same look is a second card
             elsewhere = self.races and before is not None and self.top in looked
@@ -353,7 +367,8 @@ class PileTracker:
             self.top, self._top_t = nx, t_first
             self.stack.append(nx)
             self._peeking, self._gone = set(), {}
-            out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t))
+            out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t,
+                                covered=k < 0))
         if not out:
             return None
         self.also += out[:-1]
@@ -363,12 +378,30 @@ class PileTracker:
         """No box of ``code`` in this look lies where one did in the last look that read it (within ``carried``
         of its size, each edge): a card in flight, not one lying on the pile. (A look may box one card twice: alone,
         and with the cards it half covers.)"""
+        return self.carried is not None and self._shift(code, boxes) > self.carried
+
+    def _shift(self, code: str, boxes: list[Any]) -> float:
+        """How far (share of its size, the edge that moved most) the nearest of ``boxes`` lies from a box of
+        ``code`` in the last look that read it; infinite when that look did not."""
         last = self._last_box.get(code)
-        if self.carried is None or not last:
-            return False
-        shares = [max(abs(float(b[i]) - float(a[i])) for i in range(4))
-                  / max(float(b[2] - b[0]), float(b[3] - b[1]), 1.0) for b in boxes for a in last]
-        return min(shares) > self.carried
+        if not last:
+            return float("inf")
+        return min(max(abs(float(b[i]) - float(a[i])) for i in range(4))
+                   / max(float(b[2] - b[0]), float(b[3] - b[1]), 1.0) for b in boxes for a in last)
+
+    def _covered_by(self, code: str, landing: set[str]) -> list[tuple[str, tuple[float, Any]]]:
+        """Cards that lay on the pile, read in two looks in a row at one place but never confirmed (a hand over them,
+        a misread between), first read before ``code``, which is now confirmed on top of them: they were played
+        before it (Speed, Spit: the next card lands a few tenths of a second later). (code, (conf, box)), oldest
+        first."""
+        t_code = self._first_read.get(code, float("inf"))
+        return sorted(((k, b) for k, b in self._settled.items() if k not in landing and k not in self.history
+                       and self._first_read.get(k, float("inf")) < t_code),
+                      key=lambda kb: self._first_read[kb[0]])
+
+    def _dated_before(self, code: str, dated: list[tuple]) -> bool:
+        """(A covered card) first read before every card confirmed with it showed: else it is one of them, misread."""
+        return all(self._first_read.get(code, float("inf")) < d[0] for d in dated)
 
     def _check_removed(self, index: int, t: float, seen: set[str], hands: bool, coming: bool = False) -> None:
         """The top is gone while the cards it covered show: it was taken back (after ``confirm + 1`` looks).

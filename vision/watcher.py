@@ -210,18 +210,20 @@ class TableWatcher:
         for gone in tr.removed:
             self._removed(gone)
         tr.removed.clear()
-        landed = [*tr.also, *([seen] if seen is not None else [])]
+        landed = [*tr.also, *([seen] if seen is not None else [])]  # (cards it covered first, each on its own)
         tr.also.clear()
-        if len(landed) > 1:
-            self._raced |= {(c.zone, c.card) for c in landed}
+        together = [c for c in landed if not c.covered]
+        if len(together) > 1:
+            self._raced |= {(c.zone, c.card) for c in together}
         if self.game in CARDS_MOVE_BETWEEN_PILES:
             self._moved(tr, landed)
         if self.game == "spit" and tr.zone.name in ("left", "right"):
             self._turned_up_unseen(landed)
         racing: list[str] = []
-        if self.game in PLAYER_FROM_ARM and len(landed) > 1:  # cards landed together: the hands, in order
-            racing = self.slapper.arrivals_on(landed[0].zone, landed[0].t - 0.5, landed[-1].t + 0.04)
-        timed = self._card_times(landed)
+        if self.game in PLAYER_FROM_ARM and len(together) > 1:  # cards landed together: the hands, in order
+            racing = self.slapper.arrivals_on(together[0].zone, together[0].t - 0.5, together[-1].t + 0.04)
+            racing = [""] * (len(landed) - len(together)) + racing
+        timed = [self._card_times([c])[0] for c in landed if c.covered] + self._card_times(together)
         for k, card in enumerate(landed):
             self.cards.append(card)
             t_card, t_err, source = timed[k]
