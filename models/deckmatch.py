@@ -40,6 +40,10 @@ POSE_RIM_SHADE = 0.5  # ... and its grey, as a fraction of the mean face's
 #: resolution at that angle and half a step either side
 REFINE_TURNS = (-COARSE_STEP_DEG / 2, 0.0, COARSE_STEP_DEG / 2)
 REFINE_TOP = 6
+#: and the EXPECTED_TOP best of the cards the table expects there, from this far under the best at half resolution
+#: (rendered Pai Jie s11: QS on the spades row ranked 7th, 0.027 under QD; JS 0.044 under; a pip card further off)
+EXPECTED_TOP = 2
+EXPECTED_COARSE = 0.05
 #: a best match below this is no read (a hand over the card, a card half covered, a box on no card): measured on
 #: rendered Snap s238, every one of 121 landed cards at or above it read right but 4, none of 8 below it did
 MIN_MATCH = 0.4
@@ -179,10 +183,13 @@ class DeckMatcher:
         a = math.radians(angle)
         return centre + np.array([dx * math.cos(a) - dy * math.sin(a), dx * math.sin(a) + dy * math.cos(a)])
 
-    def scores(self, frame: np.ndarray, box: Any, origin: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    def scores(self, frame: np.ndarray, box: Any, origin: tuple[float, float] = (0.0, 0.0),
+               expected: Collection[str] = ()) -> np.ndarray:
         """The best match (-1..1) of each of :data:`models.classes.FACES` with the card in ``box`` (x0 y0 x1 y1,
         pixels of ``frame``, a crop whose top-left corner is at ``origin`` in the camera's frame); -1 for cards the
-        deck has no picture of."""
+        deck has no picture of, and for those not compared in full (all but the :data:`REFINE_TOP` best at half
+        resolution, and the :data:`EXPECTED_TOP` best of the ``expected`` codes near them: the cards the table says
+        may lie there, compared in colour though grey at half resolution ranked them a little lower)."""
         corner = np.asarray(origin, np.float64)
         centre = self._box_centre(box, corner)
         again = self._still_there(frame, corner, centre)
@@ -198,7 +205,10 @@ class DeckMatcher:
         best = np.full(n, -1.0)
         at: dict[int, tuple[int, np.ndarray, tuple[int, int]]] = {}  # card -> (way up, its view, where it fits)
         posed: dict[int, tuple[float, np.ndarray]] = {}  # card -> (angle, centre mm) where it fits best
-        top = np.argsort(-per_card)[:REFINE_TOP]
+        top = list(np.argsort(-per_card)[:REFINE_TOP])
+        hoped = [k for k in np.argsort(-per_card) if self.codes[k] in expected and k not in top
+                 and per_card[k] >= per_card[top[0]] - EXPECTED_COARSE]
+        top += hoped[:EXPECTED_TOP]
         for d in REFINE_TURNS:
             win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
             for k in top:

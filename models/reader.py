@@ -586,7 +586,9 @@ class ReadingDetector:
         x0, y0, x1, y1 = (float(v) for v in box)
         if read == NONE or FACES[read] not in self.deck.codes or min(x1 - x0, y1 - y0) < MIN_BOX_PX:
             return p
-        k, confidence = deck_read(self.deck.scores(frame_bgr, box, origin), self._expected(box, origin))
+        expected = self._expected(box, origin)
+        k, confidence = deck_read(self.deck.scores(frame_bgr, box, origin, expected),
+                                  [FACES.index(c) for c in expected])
         out = np.zeros_like(p)
         if k < 0:  # nothing in the deck looks like it (a hand over it, a card half covered): a face, no read
             out[read] = UNREAD_CONF
@@ -594,21 +596,22 @@ class ReadingDetector:
             out[k], out[NONE] = confidence, 1.0 - confidence
         return out
 
-    def _expected(self, box: np.ndarray, origin: tuple[float, float]) -> list[int]:
-        """Class ids of the cards :attr:`expect` says may lie in ``box`` (crop pixels at ``origin``)."""
+    def _expected(self, box: np.ndarray, origin: tuple[float, float]) -> list[str]:
+        """The cards :attr:`expect` says may lie in ``box`` (crop pixels at ``origin``)."""
         if self.expect is None:
             return []
         x0, y0, x1, y1 = (float(v) for v in box)
         ox, oy = origin
-        return [FACES.index(c) for c in self.expect((x0 + ox, y0 + oy, x1 + ox, y1 + oy)) if c in FACES]
+        return [c for c in self.expect((x0 + ox, y0 + oy, x1 + ox, y1 + oy)) if c in FACES]
 
     def _back_with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> np.ndarray:
         """A back's probabilities: the face the deck's pictures name from :data:`BACK_MIN_CONF` on, else ``none``
         (a back matches no face well; a court the detector took for a back matches its picture)."""
         out = np.zeros(len(self.reader.classes), np.float32)
         x0, y0, x1, y1 = (float(v) for v in box)
+        expected = self._expected(box, origin)
         k, confidence = (-1, 0.0) if min(x1 - x0, y1 - y0) < MIN_BOX_PX else \
-            deck_read(self.deck.scores(frame_bgr, box, origin), self._expected(box, origin))
+            deck_read(self.deck.scores(frame_bgr, box, origin, expected), [FACES.index(c) for c in expected])
         if k >= 0 and confidence >= BACK_MIN_CONF:
             out[k], out[NONE] = confidence, 1.0 - confidence
         else:

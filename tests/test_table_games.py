@@ -375,3 +375,18 @@ def test_a_spit_reader_expects_the_column_tops_on_the_centre_piles_only() -> Non
     next(tr for tr in w.trackers if tr.zone.name == "right").stack = ["9S", "QD"]  # QD was played: the column
     assert w.detector.expect(_middle_box(sc.layout.zones["left"])) == {"7C"}  # shows it until its next turn-up
     assert TableWatcher(sc.layout, "speed", Expecting(), 30.0).detector.expect is None
+
+
+def test_a_pai_jie_reader_expects_the_suit_of_the_row_a_card_lies_on() -> None:
+    """PJ-3: cards are played into one row per suit: on a row, of look-alike matches (a court's suit is what the
+    pictures tell worst), one of the row's suit is the read; off the rows, nothing is expected."""
+
+    class Expecting(_Model):
+        expect = None
+
+    sc = make_script("paijie", 3, 3, 5.0)
+    w = TableWatcher(sc.layout, "paijie", Expecting(), 30.0)
+    spades = w.detector.expect(_middle_box(sc.layout.zones["row:S"]))
+    assert len(spades) == 13 and all(c.endswith("S") for c in spades) and {"QS", "10S"} <= spades
+    assert {c[-1] for c in w.detector.expect(_middle_box(sc.layout.zones["row:C"]))} == {"C"}
+    assert w.detector.expect((0.0, 0.0, 4.0, 4.0)) == set()

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from calibration.layout import Layout
+from engine.cards import STANDARD_DECK
 from engine.events import Event
 from models.detector import Detections, zone_imgsz
 from vision.arms import ArmFinder
@@ -156,8 +157,9 @@ class TableWatcher:
         self._raced: set[tuple[str, str]] = set()  # (zone, card) of cards confirmed together on one pile
         self._released_t = -float("inf")  # the latest time released: nothing found later may be dated before it
         self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
-        if self.game == "spit" and hasattr(self.detector, "expect"):  # a reader that weighs what the table shows
-            self.detector.expect = self._column_tops_over_centre
+        expect = {"spit": self._column_tops_over_centre, "paijie": self._suit_of_row}.get(self.game)
+        if expect is not None and hasattr(self.detector, "expect"):  # a reader that weighs what the table shows
+            self.detector.expect = expect
 
     def _ready_at(self, ev: Event) -> float:
         if self.slap_hold_s is None:
@@ -278,6 +280,14 @@ class TableWatcher:
             return set()
         played = {c for tr in self.trackers if tr.zone.name in ("left", "right") for c in tr.stack}
         return {tr.top for tr in self.trackers if tr.zone.name.startswith("col:") and tr.top is not None} - played
+
+    def _suit_of_row(self, box: tuple[float, float, float, float]) -> set[str]:
+        """Pai Jie: a suit row holds cards of its suit (PJ-3): those, for a box whose middle lies on a row (of
+        look-alike courts, the one of the row's suit; the reader confuses a court's suit more than its rank)."""
+        middle = [((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)]
+        row = next((z for z in self.layout.zones if z.startswith("row:") and self.layout.zones[z].contains(middle)[0]),
+                   None)
+        return set() if row is None else {c for c in STANDARD_DECK if c.endswith(row[-1])}
 
     def _turned_up_unseen(self, landed: list[CardSeen]) -> None:
         """Spit: a card played on a centre pile that a column read shortly before and never confirmed was that
