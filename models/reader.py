@@ -586,9 +586,7 @@ class ReadingDetector:
         x0, y0, x1, y1 = (float(v) for v in box)
         if read == NONE or FACES[read] not in self.deck.codes or min(x1 - x0, y1 - y0) < MIN_BOX_PX:
             return p
-        expected = self._expected(box, origin)
-        k, confidence = deck_read(self.deck.scores(frame_bgr, box, origin, expected),
-                                  [FACES.index(c) for c in expected])
+        k, confidence = self._deck_read(frame_bgr, box, origin)
         out = np.zeros_like(p)
         if k < 0:  # nothing in the deck looks like it (a hand over it, a card half covered): a face, no read
             out[read] = UNREAD_CONF
@@ -596,22 +594,22 @@ class ReadingDetector:
             out[k], out[NONE] = confidence, 1.0 - confidence
         return out
 
-    def _expected(self, box: np.ndarray, origin: tuple[float, float]) -> list[str]:
-        """The cards :attr:`expect` says may lie in ``box`` (crop pixels at ``origin``)."""
-        if self.expect is None:
-            return []
-        x0, y0, x1, y1 = (float(v) for v in box)
-        ox, oy = origin
-        return [c for c in self.expect((x0 + ox, y0 + oy, x1 + ox, y1 + oy)) if c in FACES]
+    def _deck_read(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> tuple[int, float]:
+        """The deck's read of ``box`` (crop pixels at ``origin``), weighing the cards :attr:`expect` says may lie
+        there: :func:`models.deckmatch.deck_read`."""
+        expected: list[str] = []
+        if self.expect is not None:
+            x0, y0, x1, y1 = (float(v) for v in box)
+            ox, oy = origin
+            expected = [c for c in self.expect((x0 + ox, y0 + oy, x1 + ox, y1 + oy)) if c in FACES]
+        return deck_read(self.deck.scores(frame_bgr, box, origin, expected), [FACES.index(c) for c in expected])
 
     def _back_with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> np.ndarray:
         """A back's probabilities: the face the deck's pictures name from :data:`BACK_MIN_CONF` on, else ``none``
         (a back matches no face well; a court the detector took for a back matches its picture)."""
         out = np.zeros(len(self.reader.classes), np.float32)
         x0, y0, x1, y1 = (float(v) for v in box)
-        expected = self._expected(box, origin)
-        k, confidence = (-1, 0.0) if min(x1 - x0, y1 - y0) < MIN_BOX_PX else \
-            deck_read(self.deck.scores(frame_bgr, box, origin, expected), [FACES.index(c) for c in expected])
+        k, confidence = (-1, 0.0) if min(x1 - x0, y1 - y0) < MIN_BOX_PX else self._deck_read(frame_bgr, box, origin)
         if k >= 0 and confidence >= BACK_MIN_CONF:
             out[k], out[NONE] = confidence, 1.0 - confidence
         else:

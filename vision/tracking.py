@@ -230,10 +230,7 @@ class PileTracker:
         """``code``, read here once (at ``t``) and never confirmed, was this pile's top from ``shown`` on: a card
         seen to land elsewhere says so (a Spit column's turn-up played at once, under a hand all along)."""
         self.history.add(code)
-        self._seen_at[code] = t
-        self.top, self._top_t = code, shown
-        self.stack.append(code)
-        self._peeking, self._gone = set(), {}
+        self._push_top(code, t, shown)
         self._first_read.pop(code, None)
         self._read_where.pop(code, None)
         self._first_look.pop(code, None)
@@ -363,16 +360,20 @@ class PileTracker:
             if before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9 \
                     and not elsewhere:
                 continue  # nothing has changed there since the top showed: the same card, read differently
-            self._seen_at[nx] = t
-            self.top, self._top_t = nx, t_first
-            self.stack.append(nx)
-            self._peeking, self._gone = set(), {}
+            self._push_top(nx, t, t_first)
             out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t,
                                 covered=k < 0))
         if not out:
             return None
         self.also += out[:-1]
         return out[-1]
+
+    def _push_top(self, code: str, t: float, shown: float) -> None:
+        """``code``, confirmed at ``t``, is the new top from ``shown`` on."""
+        self._seen_at[code] = t
+        self.top, self._top_t = code, shown
+        self.stack.append(code)
+        self._peeking, self._gone = set(), {}
 
     def _moved_since(self, code: str, boxes: list[Any]) -> bool:
         """No box of ``code`` in this look lies where one did in the last look that read it (within ``carried``

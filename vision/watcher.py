@@ -225,7 +225,7 @@ class TableWatcher:
         if self.game in PLAYER_FROM_ARM and len(together) > 1:  # cards landed together: the hands, in order
             racing = self.slapper.arrivals_on(together[0].zone, together[0].t - 0.5, together[-1].t + 0.04)
             racing = [""] * (len(landed) - len(together)) + racing
-        timed = [self._card_times([c])[0] for c in landed if c.covered] + self._card_times(together)
+        timed = [self._card_times([c])[0] for c in landed if c.covered] + self._card_times(together)  # (in order)
         for k, card in enumerate(landed):
             self.cards.append(card)
             t_card, t_err, source = timed[k]
@@ -275,8 +275,7 @@ class TableWatcher:
         """Spit: a card on a centre pile was played from a column's top (ST-2; a spit card too, but seldom a
         look-alike of a column's top): the column tops, for a box whose middle lies on a centre pile. (A column
         keeps its last top until the next is turned up: one already on a centre pile was played.)"""
-        middle = [((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)]
-        if not any(self.layout.zones[z].contains(middle)[0] for z in ("left", "right")):
+        if self._zone_under(box, ("left", "right")) is None:
             return set()
         played = {c for tr in self.trackers if tr.zone.name in ("left", "right") for c in tr.stack}
         return {tr.top for tr in self.trackers if tr.zone.name.startswith("col:") and tr.top is not None} - played
@@ -284,10 +283,13 @@ class TableWatcher:
     def _suit_of_row(self, box: tuple[float, float, float, float]) -> set[str]:
         """Pai Jie: a suit row holds cards of its suit (PJ-3): those, for a box whose middle lies on a row (of
         look-alike courts, the one of the row's suit; the reader confuses a court's suit more than its rank)."""
-        middle = [((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)]
-        row = next((z for z in self.layout.zones if z.startswith("row:") and self.layout.zones[z].contains(middle)[0]),
-                   None)
+        row = self._zone_under(box, [z for z in self.layout.zones if z.startswith("row:")])
         return set() if row is None else {c for c in STANDARD_DECK if c.endswith(row[-1])}
+
+    def _zone_under(self, box: tuple[float, float, float, float], names: Sequence[str]) -> str | None:
+        """The first of the zones ``names`` that holds the middle of ``box`` (frame pixels), if any."""
+        middle = [((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)]
+        return next((z for z in names if self.layout.zones[z].contains(middle)[0]), None)
 
     def _turned_up_unseen(self, landed: list[CardSeen]) -> None:
         """Spit: a card played on a centre pile that a column read shortly before and never confirmed was that
