@@ -205,8 +205,9 @@ class DeckMatcher:
         best = np.full(n, -1.0)
         at: dict[int, tuple[int, np.ndarray, tuple[int, int]]] = {}  # card -> (way up, its view, where it fits)
         posed: dict[int, tuple[float, np.ndarray]] = {}  # card -> (angle, centre mm) where it fits best
-        top = list(np.argsort(-per_card)[:REFINE_TOP])
-        hoped = [k for k in np.argsort(-per_card) if self.codes[k] in expected and k not in top
+        ranked = np.argsort(-per_card)
+        top = list(ranked[:REFINE_TOP])
+        hoped = [k for k in ranked[REFINE_TOP:] if self.codes[k] in expected
                  and per_card[k] >= per_card[top[0]] - EXPECTED_COARSE]
         top += hoped[:EXPECTED_TOP]
         for d in REFINE_TURNS:
