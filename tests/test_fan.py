@@ -102,6 +102,47 @@ def test_a_card_laid_square_on_a_pile_of_the_same_backs_is_left_to_the_detector(
     assert len(fit_cards(grey(frame, crop), view, before)) == 0
 
 
+def dark_back() -> np.ndarray:
+    """A back (RGBA) whose grey is the dark cloth's, in a white rim: only its rim tells it from the table."""
+    w, h = 300, round(300 * 88 / 63)
+    picture = np.zeros((h, w, 4), np.uint8)
+    picture[...] = (245, 245, 245, 255)
+    rim = round(3 / 63 * w)
+    picture[rim:-rim, rim:-rim, :3] = (78, 70, 40)  # RGB: near the dark cloth (70, 80, 20 BGR) in grey
+    return picture
+
+
+def test_a_dark_back_laid_on_a_dark_cloth_is_new_by_its_rim() -> None:
+    """CH-2: a back as dark as the cloth changes little of what a camera sees inside it (rendered games with such a
+    deck: a tenth), but its white rim is new: the card laid on the pile is one card, not none."""
+    back = dark_back()
+    frame = table(False, 21)
+    lay_back(frame, back, (0.0, 0.0), 2.0)
+    view, crop = view_and_crop()
+    before = grey(frame, crop)
+    lay_back(frame, back, (9.0, 6.0), 14.0)
+    cards = fit_cards(grey(frame, crop), view, before)
+    assert len(cards) == 1, [(c.centre, c.angle, round(c.changed, 2)) for c in cards]
+    assert cards[0].changed < 0.3  # (its inside alone would not have told it: the rim did)
+
+
+def test_a_lower_card_showing_a_sliver_with_a_sharp_outline_is_counted() -> None:
+    """CH-2: two backs laid close together (the lower one shows a sliver, about a seventh of it) are two cards: the
+    sliver's outline crosses the cloth and is sharper than the top card's, which lies on the pile."""
+    rng = np.random.default_rng(5)
+    back = FaceSet("builtin").deck(rng).image("back", 300)
+    frame = table(False, 5)
+    for _ in range(3):
+        lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, 2)))
+    view, crop = view_and_crop()
+    before = grey(frame, crop)
+    lay_back(frame, back, (-18.0, 1.0), 3.0)
+    lay_back(frame, back, (-6.0, 0.0), 4.0)
+    cards = fit_cards(grey(frame, crop), view, before)
+    assert len(cards) == 2, [(c.centre, c.angle, round(c.shown, 2), round(c.edge, 1)) for c in cards]
+    assert cards[1].shown < 0.2  # a sliver, under MIN_SHOWN
+
+
 def test_a_pile_that_did_not_change_has_no_new_batch() -> None:
     """Nothing laid since the look before: no card of the pile is new."""
     rng = np.random.default_rng(3)

@@ -61,6 +61,9 @@ MIN_OUTLINE = 0.2  # ... and this fraction of its outline
 #: strip's rim crosses the cloth), the pile's old cards' slivers mostly under 0.9 (120 settled looks of 9 games)
 MIN_SLIVER = 0.1
 SLIVER_EDGE_RATIO = 1.05
+#: ... and at least this much of its outline changed: the batch's lower cards were laid just now, the pile's old
+#: cards lie as they lay (their slivers' rims 0.0-0.1 on the rendered games; the batch's 0.2-0.9)
+SLIVER_RIM_CHANGED = 0.15
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class CardPose:
     shown: float
     changed: float
     edge: float  # how sharp its visible outline is (mean gradient across it, grey levels a px)
+    rim_changed: float = 1.0  # the share of its visible outline that changed since the look before (0-1)
 
 
 @dataclass
@@ -186,6 +190,13 @@ def _kernel_radius() -> int:
     return int(math.ceil(math.hypot(CARD_MM[0] * PX_PER_MM, CARD_MM[1] * PX_PER_MM) / 2)) + 2
 
 
+def _at(img: np.ndarray, kernel: np.ndarray, x: int, y: int) -> float:
+    """The correlation of ``img`` with ``kernel`` (centred) at one pixel, zeros outside ``img``."""
+    r = kernel.shape[0] // 2
+    padded = np.pad(img, r)
+    return float((padded[y:y + 2 * r + 1, x:x + 2 * r + 1] * kernel).sum())
+
+
 _SPECTRA: dict[tuple[int, int], _Spectra] = {}  # per flat view's size: a pile's kernels are made once
 
 
@@ -209,7 +220,7 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None)
     near = np.ones(flat.shape, bool)
     spectra = _SPECTRA.setdefault(flat.shape, _Spectra(flat.shape))
     while len(cards) < MOST_CARDS:
-        best: tuple[float, float, int, int, float, float] | None = None  # (edge, angle, x, y, shown, changed)
+        best: tuple[float, ...] | None = None  # (edge, angle, x, y, shown, changed, visible outline px)
         visible_f, changed_f, grad_f = (spectra.of(visible), spectra.of(changed * visible),
                                         spectra.of(grad * visible))
         for angle in angles:
@@ -226,21 +237,26 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None)
             ok = (outline >= MIN_OUTLINE * outline_px) & (shows >= MIN_SLIVER * area)
             if cards:  # a fan's next card lies beside the one above it, under its edge
                 ok &= near
-            else:  # the top card is the batch just laid: it changed; the cards under it may look as before
+            else:  # the top card is the batch just laid: it changed (its inside, or its rim); the cards under it
+                #     may look as before
                 rim_new = spectra.corr((changed_f, sides_f)) / np.maximum(outline, 1.0)
                 ok &= (new >= MIN_CHANGED) | (rim_new >= MIN_RIM_CHANGED)
             score = np.where(ok, edge - CROSSED_WEIGHT * crossed, -1.0)
             y, x = np.unravel_index(int(score.argmax()), score.shape)
             if score[y, x] > (best[0] if best else 0.0):
                 best = (float(score[y, x]), float(angle), int(x), int(y), float(shows[y, x]) / inside_px,
-                        float(new[y, x]))
-        if best is None or (cards and (best[0] < MIN_EDGE_RATIO * top_edge or
-                                       (best[4] < MIN_SHOWN and best[0] < SLIVER_EDGE_RATIO * top_edge))):
+                        float(new[y, x]), float(outline[y, x]))
+        if best is None:
             break
-        edge, angle, x, y, shown, new = best
+        edge, angle, x, y, shown, new, outline_at = best
+        long_k, short_k = _kernels(angle)[:2]
+        rim_new = _at(changed * visible, long_k + short_k, x, y) / max(outline_at, 1.0)
+        if cards and (edge < MIN_EDGE_RATIO * top_edge or
+                      (shown < MIN_SHOWN and (edge < SLIVER_EDGE_RATIO * top_edge or rim_new < SLIVER_RIM_CHANGED))):
+            break
         top_edge = top_edge or edge
         centre = (float(view.mm0[0] + x / PX_PER_MM), float(view.mm0[1] + y / PX_PER_MM))
-        cards.append(CardPose(centre, angle, shown, new, edge))
+        cards.append(CardPose(centre, angle, shown, new, edge, rim_new))
         near = np.hypot(xx - x, yy - y) <= NEXT_MM * PX_PER_MM
         mask = np.zeros_like(visible)
         quad = _quad((x, y), angle, (CARD_MM[0] / 2 + HIDES_MM) * PX_PER_MM, (CARD_MM[1] / 2 + HIDES_MM) * PX_PER_MM)
