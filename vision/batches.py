@@ -28,6 +28,10 @@ from vision.tracking import FACE_EXCLUDE, PileTracker
 STILL_FRAMES = 3
 MOVED_GREY = 25
 MOVED_SHARE = 0.003
+#: a hand box the detector is at least this sure of is a hand; one it is less sure of is a hand only while something
+#: moves under it (rendered Cheat s12: the striped cloth beside a still pile is a hand at 0.31-0.33 for seconds, and
+#: two batches laid there went unseen; in 3 games no hand from 0.35 on came without motion over the pile)
+SURE_HAND = 0.5
 #: a card turned up is read from what shows of it when its best match with the deck's pictures is at least this
 TURNED_MATCH = 0.3
 
@@ -79,7 +83,7 @@ class BatchWatcher(PileTracker):
         hands = False
         for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True):
             if n == "hand":
-                hands = True
+                hands = hands or c >= SURE_HAND or self._moving(b)
                 continue
             centre = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
             if c < self.min_conf or not self.zone.contains([centre])[0]:
@@ -126,13 +130,21 @@ class BatchWatcher(PileTracker):
         self._settled = self._frames[-1][2] if self._frames else None
         return out
 
-    def _moving(self) -> bool:
-        """Something moved over the pile (the zone, not the whole crop: arms pass by it to other places) in the
-        last :data:`STILL_FRAMES` frames: a hand laying or leaving a batch. A settled look is a still one."""
+    def _moving(self, box: Any = None) -> bool:
+        """Something moved over the pile (the zone, not the whole crop: arms pass by it to other places), or under
+        ``box`` (frame pixels), in the last :data:`STILL_FRAMES` frames: a hand laying or leaving a batch. A settled
+        look is a still one."""
         if len(self._frames) <= STILL_FRAMES:
             return True
-        now, then = self._zone_part(self._frames[-1][2]), self._zone_part(self._frames[-1 - STILL_FRAMES][2])
-        return float((cv2.absdiff(now, then) > MOVED_GREY).mean()) > MOVED_SHARE
+        now, then = self._frames[-1][2], self._frames[-1 - STILL_FRAMES][2]
+        if box is None:
+            now, then = self._zone_part(now), self._zone_part(then)
+        else:
+            x0, y0 = self.crop[0], self.crop[1]
+            part = (slice(max(0, int(box[1]) - y0), max(1, int(box[3]) - y0)),
+                    slice(max(0, int(box[0]) - x0), max(1, int(box[2]) - x0)))
+            now, then = now[part], then[part]
+        return now.size > 0 and float((cv2.absdiff(now, then) > MOVED_GREY).mean()) > MOVED_SHARE
 
     def _count_fanned(self) -> int:
         """The cards of the batch just laid, counted by their outlines (:mod:`vision.fan`), or 0 where that cannot
