@@ -204,6 +204,16 @@ def test_a_hand_the_detector_is_unsure_of_over_a_still_pile_does_not_hide_a_batc
     assert _batches(w, seq, moving=set(range(6, 16)) if moving else set(), row=330) == want
 
 
+def test_a_batch_turned_up_and_picked_up_at_once_is_still_a_reveal() -> None:
+    """CH-4: the doubted batch may lie still for one look only before the loser's hand comes for the pile (rendered
+    Cheat 2p s2: 0.33 s from the reveal to the take); the same faces seen in the look before settle the reveal."""
+    w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)
+    back, face = ("back", (150, 150, 220, 250)), ("KD", (150, 150, 220, 250))
+    seq = [dets()] * 6 + [dets(back)] * 8 + [dets(face)] * 7 + [dets(("hand", (100, 100, 300, 300)))] * 4
+    turning, taking = set(range(14, 17)), set(range(21, 25))  # the flip; then (frame 20 still) the hand comes
+    assert _batches(w, seq, moving=turning | taking) == [("facedown", 1, ()), ("reveal", 1, ("KD",))]
+
+
 def test_said_logs_take_only_what_no_camera_sees(tmp_path: Path) -> None:
     good = tmp_path / "said.jsonl"
     good.write_text('{"t":0,"type":"game","game":"cheat","players":["A","B","C"],"dealer":"C"}\n'

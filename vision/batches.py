@@ -68,6 +68,7 @@ class BatchWatcher(PileTracker):
     _view: FlatView | None = None
     _batch_poses: list = field(default_factory=list)  # the last batch's cards (vision.fan.CardPose), top first
     _colour: np.ndarray | None = None  # the latest crop in colour (the deck's pictures are compared in colour)
+    _faces_before: tuple = ()  # the faces of the look before, still or not
 
     def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
         if self.deck is not None:  # only a reveal read against the deck's pictures needs it
@@ -90,21 +91,26 @@ class BatchWatcher(PileTracker):
                 continue
             (backs if n == "back" else faces).append((str(n), tuple(float(v) for v in b)))
         faces = [(n, b) for n, b in faces if n not in FACE_EXCLUDE]
+        names = tuple(sorted(n for n, _ in faces))
+        faces_before, self._faces_before = self._faces_before, names
         if hands or self._moving():  # (the detector misses a hand whose fingers alone reach into the crop)
             self._sig, self._same = None, 0
             return None
         # a batch laid where the last one lay may leave the counts as they were: what changed is part of the look
-        sig = (len(backs), tuple(sorted(n for n, _ in faces)), any(self._changed(b) for _, b in backs))
+        sig = (len(backs), names, any(self._changed(b) for _, b in backs))
         self._same = self._same + 1 if sig == self._sig else 1
         self._sig = sig
-        if self._same != self.confirm:
+        # a batch turned up may lie still for one look only before the loser's hand comes to pick the pile up
+        # (rendered Cheat 2p s2: 0.33 s from the reveal to the take, one still look): the same faces seen in the look
+        # before, still or not, settle it
+        turned_up = bool(faces) and self._same == 1 and names == faces_before and names != self.known_faces
+        if self._same != self.confirm and not turned_up:
             return None
         out: BatchSeen | None = None
         if not backs and not faces:  # picked up
             self.known_backs, self.known_faces = [], ()
             self._settled = self._frames[-1][2] if self._frames else None
             return None
-        names = tuple(sorted(n for n, _ in faces))
         if faces and names != self.known_faces:
             new_faces = [(n, b) for n, b in faces if n not in self.known_faces]
             box = _union([b for _, b in new_faces or faces])
