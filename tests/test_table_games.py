@@ -391,6 +391,24 @@ def test_a_spit_turn_up_read_once_under_a_hand_is_logged_when_the_card_lands_on_
     assert len(w._pending) == 1  # read 1.13 s before it landed: no turn-up of it
 
 
+def test_a_spit_turn_up_read_once_as_its_look_alike_is_logged_as_the_card_that_landed() -> None:
+    """ST-3: read once half under the hand that turned it, a column's card may be read as its look-alike (rendered
+    Spit s11: 7H read 7D). The card that lands on a centre pile (confirmed there) is that column's turn-up; a read
+    of another rank, or of the other colour, is not."""
+    sc = make_script("spit", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "spit", lambda crop: Detections(), 30.0)
+    cols = {tr.zone.name: tr for tr in w.trackers if tr.zone.name.startswith("col:")}
+    cols["col:B:4"].update(100, 3.3333, dets(("7S", _middle_box(cols["col:B:4"].zone))))
+    cols["col:B:5"].update(130, 4.3333, dets(("7D", _middle_box(cols["col:B:5"].zone))))
+    cols["col:A:2"].update(132, 4.4, dets(("8H", _middle_box(cols["col:A:2"].zone))))
+    w._turned_up_unseen([CardSeen(4.75, "left", "7H", 0.9, 142, (600.0, 300.0, 660.0, 380.0), 4.8)])
+    lines = [e for _, _, e, _ in sorted(w._pending)]
+    assert [(e.t, e.zone, e.card) for e in lines] == [(4.3333, "col:B:5", "7H")]
+    assert cols["col:B:5"].top == "7H" and cols["col:B:5"].unconfirmed_read("7D") is None  # the read was 7H
+    w._turned_up_unseen([CardSeen(4.8, "right", "8C", 0.9, 144, (600.0, 300.0, 660.0, 380.0), 4.85)])
+    assert len(w._pending) == 1  # 8H is red, 8C black: not a look-alike
+
+
 def test_a_spit_reader_expects_the_column_tops_on_the_centre_piles_only() -> None:
     """ST-2: a card played on a centre pile comes from a column's top: the reader is told to expect those there
     (of look-alike courts, the one lying on a column), and nothing elsewhere; a top already played is not one."""

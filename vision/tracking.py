@@ -226,14 +226,16 @@ class PileTracker:
             return None
         return (self._first_read[code], *self._read_where[code])
 
-    def turned_up(self, code: str, t: float, shown: float) -> None:
-        """``code``, read here once (at ``t``) and never confirmed, was this pile's top from ``shown`` on: a card
-        seen to land elsewhere says so (a Spit column's turn-up played at once, under a hand all along)."""
+    def turned_up(self, code: str, t: float, shown: float, read_as: str | None = None) -> None:
+        """``code``, read here once (at ``t``, as ``read_as`` if not as itself) and never confirmed, was this pile's
+        top from ``shown`` on: a card seen to land elsewhere says so (a Spit column's turn-up played at once, under a
+        hand all along)."""
         self.history.add(code)
         self._push_top(code, t, shown)
-        self._first_read.pop(code, None)
-        self._read_where.pop(code, None)
-        self._first_look.pop(code, None)
+        for read in {code, read_as or code}:
+            self._first_read.pop(read, None)
+            self._read_where.pop(read, None)
+            self._first_look.pop(read, None)
 
     def looked(self, index: int) -> None:
         """A look shared with a neighbouring zone was taken for this frame (:meth:`remember` had not asked)."""

@@ -99,6 +99,13 @@ def detector_input(model: str | Path, game: str) -> int | None:
     return zone_imgsz(model) if game in ZONE_SIZE_GAMES else None
 
 
+def _look_alike(a: str, b: str) -> bool:
+    """Two cards a glimpse confuses: the same rank in the other suit of the same colour (rendered Spit s11's 7H, half
+    under the hand that turned it up, read 7D)."""
+    red = ("H", "D")
+    return a != b and a[:-1] == b[:-1] and (a[-1] in red) == (b[-1] in red)
+
+
 @dataclass
 class TableWatcher:
     """Feed frames with :meth:`feed`; take the observations it releases; :meth:`finish` at the end.
@@ -301,15 +308,19 @@ class TableWatcher:
         for card in landed:
             if any(card.card in col.stack for col in columns):
                 continue
-            reads = [(read, col) for col in columns if (read := col.unconfirmed_read(card.card)) is not None
+            reads = [(read, col, card.card) for col in columns if (read := col.unconfirmed_read(card.card)) is not None
                      and card.t - TURN_UP_READ_S <= read[0] < card.t]
+            if not reads:  # read once half under the hand, it may have been read as its look-alike
+                reads = [(read, col, code) for col in columns for code in col.unconfirmed_reads()
+                         if _look_alike(code, card.card) and (read := col.unconfirmed_read(code)) is not None
+                         and card.t - TURN_UP_READ_S <= read[0] < card.t]
             if not reads:
                 continue
-            (t_read, frame, box), col = min(reads, key=lambda r: r[0][0])
+            (t_read, frame, box), col, read_as = min(reads, key=lambda r: r[0][0])
             shown = max(col.first_seen(box, t_read), t_read - READ_BOUND_S, self._released_t)
             if shown > t_read:
                 continue  # later observations are out already (live): it would come out of time order
-            col.turned_up(card.card, t_read, shown)
+            col.turned_up(card.card, t_read, shown, read_as)
             seen = CardSeen(shown, col.zone.name, card.card, card.conf, frame, box, card.t_confirmed)
             self.cards.append(seen)
             ev = Event(t=round(shown, 4), type="card", zone=col.zone.name, card=card.card, conf=round(card.conf, 3),
