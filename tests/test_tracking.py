@@ -338,3 +338,29 @@ def test_a_card_covered_by_the_next_before_it_was_confirmed_is_played_before_it(
         seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
     assert seen == [("7H", 2, True), ("6D", 7, False)]
     assert tr.stack == ["7H", "6D"]
+
+
+def test_a_code_the_top_was_misread_as_may_land_once_another_card_covers_the_top() -> None:
+    """One deck: a code read on a pile's top where nothing changed is the top misread (rendered Spit s11: JC read JS
+    on a centre pile) and is not confirmed there. Once another card covers that top, the code may land there as the
+    card it is (the real JS was played there a second later and never confirmed)."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, retry=1)
+    cards = {"JC": (160, 150, 240, 260, 240), "10D": (180, 170, 260, 280, 150), "JS": (170, 160, 250, 270, 200)}
+    script = ["JC"] * 4 + ["JS"] * 4 + ["10D"] * 4 + ["JS"] * 4  # JC; misread JS; 10D lands; JS lands
+    on_pile: list[str] = []
+    seen = []
+    for i, code in enumerate(script):
+        shown = "JC" if 4 <= i < 8 else code  # the misread looks change no pixel
+        if not on_pile or on_pile[-1] != shown:
+            on_pile.append(shown)
+        img = np.full((480, 640, 3), 90, np.uint8)
+        for c in on_pile:
+            x0, y0, x1, y1, grey = cards[c]
+            img[y0:y1, x0:x1] = grey
+            img[y0 + 15:y0 + 30, x0 + 10:x0 + 25] = 20
+        tr.remember(i, i / 30, img)
+        x0, y0, x1, y1, _ = cards[shown]
+        s = tr.update(i, i / 30, dets((code, 0.9, (float(x0), float(y0), float(x1), float(y1)))))
+        if s:
+            seen.append((s.card, round(s.t * 30)))
+    assert seen == [("JC", 0), ("10D", 8), ("JS", 12)]

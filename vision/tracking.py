@@ -165,6 +165,7 @@ class PileTracker:
     _first_read: dict = field(default_factory=dict)  # new card -> the first look that read it at all
     _read_where: dict = field(default_factory=dict)  # new card -> (frame index, box) of that first read
     _peeking: set = field(default_factory=set)  # cards under the top seen since it landed
+    _misreads: set = field(default_factory=set)  # codes the top was read as (not cards of this pile), until covered
     _gone: dict = field(default_factory=dict)  # peeking card -> [since t, since frame, clear looks without it]
     #: cards are carried face up over the piles (Speed, Spit): one whose box edge moved more than this share of its
     #: size since the last look is in flight, not landed (None: no such check)
@@ -361,6 +362,8 @@ class PileTracker:
             elsewhere = self.races and before is not None and self.top in looked
             if before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9 \
                     and not elsewhere:
+                if nx not in self.stack:
+                    self._misreads.add(nx)
                 continue  # nothing has changed there since the top showed: the same card, read differently
             self._push_top(nx, t, t_first)
             out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t,
@@ -371,7 +374,11 @@ class PileTracker:
         return out[-1]
 
     def _push_top(self, code: str, t: float, shown: float) -> None:
-        """``code``, confirmed at ``t``, is the new top from ``shown`` on."""
+        """``code``, confirmed at ``t``, is the new top from ``shown`` on. The codes the old top was misread as may
+        be read here again as the cards they are (rendered Spit s11: JC read JS on a centre pile; the real JS, played
+        there later, was never confirmed)."""
+        self.history -= self._misreads - set(self.stack) - {code}
+        self._misreads = set()
         self._seen_at[code] = t
         self.top, self._top_t = code, shown
         self.stack.append(code)
