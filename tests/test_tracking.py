@@ -364,3 +364,37 @@ def test_a_code_the_top_was_misread_as_may_land_once_another_card_covers_the_top
         if s:
             seen.append((s.card, round(s.t * 30)))
     assert seen == [("JC", 0), ("10D", 8), ("JS", 12)]
+
+
+@pytest.mark.parametrize(("lay_once", "want"), [
+    (0.85, [("7D", 2, True), ("8S", 6, False)]),
+    (None, [("8S", 6, False)]),
+])
+def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(lay_once: float | None,
+                                                                               want: list) -> None:
+    """SP-2 (Speed): a card laid and covered at once by the hand holding the stock is read in one look only; when
+    the next card covers it, it was played before it (rendered Speed: s11's AC, s238's JD, 5D and 5C; else the next
+    card is judged on the card under it, "Illegal"). Where a single read is not enough (``lay_once`` None, as in
+    Spit), it is not a card."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=lay_once)
+    seen = []
+    for i in range(10):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[150:260, 160:240] = 240
+        img[170:190, 170:190] = 20
+        d = dets(("7D", 0.9, (160.0, 150.0, 240.0, 260.0))) if i == 2 else dets()
+        if i in (3, 4, 5):  # the stock in a hand over it
+            img[120:300, 120:330] = (60, 40, 120)
+            d = dets(("back", 0.8, (130.0, 130.0, 320.0, 290.0)))
+        if i >= 6:  # 8S lands over it and stays
+            img[180:290, 190:270] = 235
+            img[250:270, 240:260] = 40
+            d = dets(("8S", 0.9, (190.0, 180.0, 270.0, 290.0)))
+        if i < 2:
+            img[150:260, 160:240] = 90
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        landed = [*tr.also, *([s] if s else [])]
+        tr.also.clear()
+        seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
+    assert seen == want

@@ -170,6 +170,9 @@ class PileTracker:
     #: cards are carried face up over the piles (Speed, Spit): one whose box edge moved more than this share of its
     #: size since the last look is in flight, not landed (None: no such check)
     carried: float | None = None
+    #: with ``carried``: a card read once at this confidence or more lay on the pile too, if the next card covers it
+    #: before a second look (None: two reads in a row are needed)
+    lay_once: float | None = None
     _last_box: dict = field(default_factory=dict)  # new card -> its boxes in the last look that read it
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
 
@@ -305,7 +308,8 @@ class PileTracker:
         self._read_where = {k: v for k, v in self._read_where.items() if k in self._first_read}
         if self.carried is not None:  # (cards are carried over these piles: one read twice in one place lay there)
             for cx, k, bx in new:
-                if k not in self._settled and self._shift(k, [bx]) <= SETTLED_SHARE:
+                if k not in self._settled and (self._shift(k, [bx]) <= SETTLED_SHARE
+                                               or (self.lay_once is not None and cx >= self.lay_once)):
                     self._settled[k] = (cx, tuple(float(v) for v in bx))
         self._settled = {k: v for k, v in self._settled.items() if k in self._first_read}
         best = max(new, key=lambda x: x[0]) if new else None

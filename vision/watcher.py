@@ -61,6 +61,12 @@ CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
 #: with the deck reads of e2f2c83, since reverted: Spit at 0.15 86 (+46), at 0.06 90 (+39), at 0.03 87 (+37); Speed
 #: 72 of 108 (+17) at 0.15, 68 (+19) at 0.06: a Speed card is laid from a hand held just over the pile)
 CARRIED_SHARE = {"spit": 0.06, "speed": 0.15}
+#: a card read once (at this confidence or more) and covered by the next before a second look lay on its pile
+#: (``PileTracker.lay_once``): a Speed card laid and covered at once by the hand holding the stock, then by the next
+#: card. Speed (seeds 238 11 12): 76 -> 80 of 108 cards (+17 -> +21), verdicts matching the truth's 37 -> 42 of 93
+#: (at 0.75: 80, +23, 37). Not Spit: cards carried across its centre piles from the columns are read once there
+#: (97 of 133, but +44 -> +56)
+LAY_ONCE_CONF = {"speed": 0.85}
 #: a Spit column's card read this long (s) or less before it lands on a centre pile was turned up there
 #: (:meth:`TableWatcher._turned_up_unseen`)
 TURN_UP_READ_S = 1.0
@@ -138,6 +144,7 @@ class TableWatcher:
             PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], size, min_side=side), every=self.every,
                         min_conf=self.min_conf, removals=removals and not z.startswith("col:"),
                         races=self.game in ("speed", "spit"), carried=CARRIED_SHARE.get(self.game),
+                        lay_once=LAY_ONCE_CONF.get(self.game),
                         emptied_is_removal=self.game == "paijie",
                         retry=COLUMN_RETRY if z.startswith("col:") else PileTracker.retry)
             for z in card_zones]
