@@ -56,6 +56,17 @@ def grey(frame: np.ndarray, crop: tuple[int, int, int, int]) -> np.ndarray:
     return cv2.cvtColor(frame[crop[1]:crop[3], crop[0]:crop[2]], cv2.COLOR_BGR2GRAY)
 
 
+def squared_pile(seed: int, light: bool, turn_sd: float = 3.0) -> tuple:
+    """The pile so far, squared up (three backs of the built-in deck): (rng, back, frame, view, crop, grey crop)."""
+    rng = np.random.default_rng(seed)
+    back = FaceSet("builtin").deck(rng).image("back", 300)
+    frame = table(light, seed)
+    for _ in range(3):
+        lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, turn_sd)))
+    view, crop = view_and_crop()
+    return rng, back, frame, view, crop, grey(frame, crop)
+
+
 #: measured weaker than the rest (the rendered games' codec blur is what the thresholds were set on): a lower card's
 #: strip whose outline is much fainter than the top card's is not taken (the fit stops at the top card, or at two)
 _FAINT_STRIPS = pytest.mark.xfail(strict=True, reason="lower strips fainter than MIN_EDGE_RATIO of the top card")
@@ -69,13 +80,7 @@ _FAINT_STRIPS = pytest.mark.xfail(strict=True, reason="lower strips fainter than
 def test_a_fanned_batch_is_counted_and_the_pile_squared_under_it_is_not(n: int, base: float, light: bool,
                                                                           seed: int) -> None:
     """CH-2: ``n`` backs laid fanned over a squared pile are ``n`` cards, whatever the batch's angle and the cloth."""
-    rng = np.random.default_rng(seed)
-    back = FaceSet("builtin").deck(rng).image("back", 300)
-    frame = table(light, seed)
-    for _ in range(3):  # the pile so far, squared up
-        lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, 3)))
-    view, crop = view_and_crop()
-    before = grey(frame, crop)
+    rng, back, frame, view, crop, before = squared_pile(seed, light)
     a = math.radians(base)
     across = np.array([math.cos(a), math.sin(a)])
     for k in range(n):
@@ -91,13 +96,7 @@ def test_a_fanned_batch_is_counted_and_the_pile_squared_under_it_is_not(n: int, 
 def test_a_card_laid_square_on_a_pile_of_the_same_backs_is_left_to_the_detector() -> None:
     """A single back laid just as the pile lies changes almost nothing a camera sees: the fit finds no new card, and
     the watcher counts the detector's new backs instead (``BatchWatcher._count_fanned`` returns 0)."""
-    rng = np.random.default_rng(7)
-    back = FaceSet("builtin").deck(rng).image("back", 300)
-    frame = table(True, 7)
-    for _ in range(3):
-        lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, 3)))
-    view, crop = view_and_crop()
-    before = grey(frame, crop)
+    _, back, frame, view, crop, before = squared_pile(7, True)
     lay_back(frame, back, (0.5, -0.5), 1.0)
     assert len(fit_cards(grey(frame, crop), view, before)) == 0
 
@@ -129,13 +128,7 @@ def test_a_dark_back_laid_on_a_dark_cloth_is_new_by_its_rim() -> None:
 def test_a_lower_card_showing_a_sliver_with_a_sharp_outline_is_counted() -> None:
     """CH-2: two backs laid close together (the lower one shows a sliver, about a seventh of it) are two cards: the
     sliver's outline crosses the cloth and is sharper than the top card's, which lies on the pile."""
-    rng = np.random.default_rng(5)
-    back = FaceSet("builtin").deck(rng).image("back", 300)
-    frame = table(False, 5)
-    for _ in range(3):
-        lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, 2)))
-    view, crop = view_and_crop()
-    before = grey(frame, crop)
+    _, back, frame, view, crop, before = squared_pile(5, False, turn_sd=2.0)
     lay_back(frame, back, (-18.0, 1.0), 3.0)
     lay_back(frame, back, (-6.0, 0.0), 4.0)
     cards = fit_cards(grey(frame, crop), view, before)
