@@ -175,6 +175,7 @@ class PileTracker:
     lay_once: float | None = None
     _last_box: dict = field(default_factory=dict)  # new card -> its boxes in the last look that read it
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
+    #                                                (or once, surely: ``lay_once``)
 
     def _watched(self, grey: np.ndarray) -> np.ndarray:
         """The part of the crop whose change calls for a look: the crop, or for a long thin zone in its square
@@ -404,10 +405,10 @@ class PileTracker:
                    / max(float(b[2] - b[0]), float(b[3] - b[1]), 1.0) for b in boxes for a in last)
 
     def _covered_by(self, code: str, landing: set[str]) -> list[tuple[str, tuple[float, Any]]]:
-        """Cards that lay on the pile, read in two looks in a row at one place but never confirmed (a hand over them,
-        a misread between), first read before ``code``, which is now confirmed on top of them: they were played
-        before it (Speed, Spit: the next card lands a few tenths of a second later). (code, (conf, box)), oldest
-        first."""
+        """Cards that lay on the pile, read in two looks in a row at one place (or once surely, :attr:`lay_once`) but
+        never confirmed (a hand over them, a misread between), first read before ``code``, which is now confirmed on
+        top of them: they were played before it (Speed, Spit: the next card lands a few tenths of a second later).
+        (code, (conf, box)), oldest first."""
         t_code = self._first_read.get(code, float("inf"))
         return sorted(((k, b) for k, b in self._settled.items() if k not in landing and k not in self.history
                        and self._first_read.get(k, float("inf")) < t_code),
