@@ -175,7 +175,8 @@ class PileTracker:
     lay_once: float | None = None
     _last_box: dict = field(default_factory=dict)  # new card -> its boxes in the last look that read it
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
-    #                                                (or once, surely: ``lay_once``)
+    #                                                (or once, surely: ``lay_once``; those in ``_once``)
+    _once: set = field(default_factory=set)
 
     def _watched(self, grey: np.ndarray) -> np.ndarray:
         """The part of the crop whose change calls for a look: the crop, or for a long thin zone in its square
@@ -309,10 +310,14 @@ class PileTracker:
         self._read_where = {k: v for k, v in self._read_where.items() if k in self._first_read}
         if self.carried is not None:  # (cards are carried over these piles: one read twice in one place lay there)
             for cx, k, bx in new:
-                if k not in self._settled and (self._shift(k, [bx]) <= SETTLED_SHARE
-                                               or (self.lay_once is not None and cx >= self.lay_once)):
+                if k not in self._settled and self._shift(k, [bx]) <= SETTLED_SHARE:
                     self._settled[k] = (cx, tuple(float(v) for v in bx))
+                    self._once.discard(k)
+                elif k not in self._settled and self.lay_once is not None and cx >= self.lay_once:
+                    self._settled[k] = (cx, tuple(float(v) for v in bx))
+                    self._once.add(k)
         self._settled = {k: v for k, v in self._settled.items() if k in self._first_read}
+        self._once &= set(self._settled)
         best = max(new, key=lambda x: x[0]) if new else None
         self._recent.append(best[1] if best else None)
         self._recent_all.append({n for _, n, _ in new})
@@ -411,8 +416,18 @@ class PileTracker:
         (code, (conf, box)), oldest first."""
         t_code = self._first_read.get(code, float("inf"))
         return sorted(((k, b) for k, b in self._settled.items() if k not in landing and k not in self.history
-                       and self._first_read.get(k, float("inf")) < t_code),
+                       and self._first_read.get(k, float("inf")) < t_code and not self._read_two_ways(k)),
                       key=lambda kb: self._first_read[kb[0]])
+
+    def _read_two_ways(self, code: str) -> bool:
+        """``code`` was read once only (:attr:`lay_once`) where another code was read too, unconfirmed: one card read
+        two ways (rendered Speed s238: JD read JH, then JD), which of them it was is not known."""
+        if code not in self._once or code not in self._read_where:
+            return False
+        box = self._read_where[code][1]
+        size = max(box[2] - box[0], box[3] - box[1], 1.0)
+        return any(max(abs(a - b) for a, b in zip(where[1], box, strict=True)) / size <= SETTLED_SHARE
+                   for k, where in self._read_where.items() if k != code)
 
     def _dated_before(self, code: str, dated: list[tuple]) -> bool:
         """(A covered card) first read before every card confirmed with it showed: else it is one of them, misread."""

@@ -63,9 +63,9 @@ CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
 CARRIED_SHARE = {"spit": 0.06, "speed": 0.15}
 #: a card read once (at this confidence or more) and covered by the next before a second look lay on its pile
 #: (``PileTracker.lay_once``): a Speed card laid and covered at once by the hand holding the stock, then by the next
-#: card. Speed (seeds 238 11 12): 76 -> 80 of 108 cards (+17 -> +21), verdicts matching the truth's 37 -> 42 of 93
-#: (at 0.75: 80, +23, 37). Not Spit: cards carried across its centre piles from the columns are read once there
-#: (97 of 133, but +44 -> +56)
+#: card. Speed (seeds 238 11 12): 76 -> 79 of 108 cards (+17 -> +18), verdicts matching the truth's 37 -> 43 of 93
+#: (at 0.75: 80, +23, 37; without the two-ways check: 80, +21, 42). Not Spit: cards carried across its centre piles
+#: from the columns are read once there (97 of 133, but +44 -> +56)
 LAY_ONCE_CONF = {"speed": 0.85}
 #: a Spit column's card read this long (s) or less before it lands on a centre pile was turned up there
 #: (:meth:`TableWatcher._turned_up_unseen`)
