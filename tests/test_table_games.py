@@ -409,6 +409,23 @@ def test_a_spit_turn_up_read_once_as_its_look_alike_is_logged_as_the_card_that_l
     assert len(w._pending) == 1  # 8H is red, 8C black: not a look-alike
 
 
+def test_a_speed_card_read_unsurely_is_no_evidence_on_its_pile() -> None:
+    """SP-2: a Speed card half under the hand that lays it is read as its neighbour in rank at 0.5-0.6 (rendered s11:
+    7C read 6C at 0.59, confirmed, then "Illegal: six on six"); on Speed's piles such a read confirms nothing, a
+    sure one does. Spit keeps the watcher's threshold."""
+    sc = make_script("speed", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "speed", lambda crop: Detections(), 30.0)
+    left = next(tr for tr in w.trackers if tr.zone.name == "left")
+    box = _middle_box(left.zone)
+    unsure = Detections(np.array([box], np.float32), np.array([0.59], np.float32), np.zeros(1, np.int64),
+                        np.array(["6C"]))
+    assert [left.update(i, i / 30, unsure) for i in range(4)] == [None] * 4
+    assert left.update(4, 4 / 30, dets(("7C", box))) is None
+    assert left.update(5, 5 / 30, dets(("7C", box))).card == "7C"
+    spit = TableWatcher(make_script("spit", 2, 3, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+    assert {tr.min_conf for tr in spit.trackers} == {spit.min_conf}
+
+
 def test_a_spit_reader_expects_the_column_tops_on_the_centre_piles_only() -> None:
     """ST-2: a card played on a centre pile comes from a column's top: the reader is told to expect those there
     (of look-alike courts, the one lying on a column), and nothing elsewhere; a top already played is not one."""

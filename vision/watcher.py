@@ -61,6 +61,12 @@ CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
 #: with the deck reads of e2f2c83, since reverted: Spit at 0.15 86 (+46), at 0.06 90 (+39), at 0.03 87 (+37); Speed
 #: 72 of 108 (+17) at 0.15, 68 (+19) at 0.06: a Speed card is laid from a hand held just over the pile)
 CARRIED_SHARE = {"spit": 0.06, "speed": 0.15}
+#: a card read less surely than this is no evidence on a pile in these games (``PileTracker.min_conf``; elsewhere
+#: :attr:`TableWatcher.min_conf`): a Speed card half under the hand that lays it is read as its neighbour in rank
+#: (s11: 7C read 6C at 0.59, confirmed, and then "Illegal: six on six"). Speed (seeds 238 11 12): verdicts matching
+#: the truth's 43 -> 50 of 93, verdicts not in the truth 33 -> 24, cards 79 -> 80 of 108 (+18 -> +12); 0.6 and 0.7
+#: within one verdict of it, 0.5 as 0.25. Not Spit: at 0.65 its verdicts matching fell 29 -> 26 of 46
+READ_AS_EVIDENCE = {"speed": 0.65}
 #: a card read once (at this confidence or more) and covered by the next before a second look lay on its pile
 #: (``PileTracker.lay_once``): a Speed card laid and covered at once by the hand holding the stock, then by the next
 #: card. Speed (seeds 238 11 12): 76 -> 79 of 108 cards (+17 -> +18), verdicts matching the truth's 37 -> 43 of 93
@@ -142,7 +148,8 @@ class TableWatcher:
         removals = self.game in ("speed", "spit", "paijie")  # (a Spit column's top that goes was played)
         self.trackers: list[PileTracker] = [
             PileTracker(self.layout.zones[z], zone_crop(self.layout.zones[z], size, min_side=side), every=self.every,
-                        min_conf=self.min_conf, removals=removals and not z.startswith("col:"),
+                        min_conf=READ_AS_EVIDENCE.get(self.game, self.min_conf),
+                        removals=removals and not z.startswith("col:"),
                         races=self.game in ("speed", "spit"), carried=CARRIED_SHARE.get(self.game),
                         lay_once=LAY_ONCE_CONF.get(self.game),
                         emptied_is_removal=self.game == "paijie",
