@@ -221,8 +221,8 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None)
     spectra = _SPECTRA.setdefault(flat.shape, _Spectra(flat.shape))
     while len(cards) < MOST_CARDS:
         best: tuple[float, ...] | None = None  # (edge, angle, x, y, shown, changed, visible outline px)
-        visible_f, changed_f, grad_f = (spectra.of(visible), spectra.of(changed * visible),
-                                        spectra.of(grad * visible))
+        changed_here = changed * visible
+        visible_f, changed_f, grad_f = spectra.of(visible), spectra.of(changed_here), spectra.of(grad * visible)
         for angle in angles:
             long_f, short_f, sides_f, inside_f, ax, bx, inside_px, outline_px = spectra.kernels(float(angle))
             ea = np.abs(gx * ax[0] + gy * ax[1]) * visible
@@ -250,7 +250,7 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None)
             break
         edge, angle, x, y, shown, new, outline_at = best
         long_k, short_k = _kernels(angle)[:2]
-        rim_new = _at(changed * visible, long_k + short_k, x, y) / max(outline_at, 1.0)
+        rim_new = _at(changed_here, long_k + short_k, x, y) / max(outline_at, 1.0)
         if cards and (edge < MIN_EDGE_RATIO * top_edge or
                       (shown < MIN_SHOWN and (edge < SLIVER_EDGE_RATIO * top_edge or rim_new < SLIVER_RIM_CHANGED))):
             break

@@ -41,6 +41,12 @@ LOST_LOOKS = 4
 SETTLED_SHARE = 0.15
 
 
+def _box_shift(box: Any, other: Any) -> float:
+    """How far ``other`` lies from ``box`` (x0 y0 x1 y1): the edge that moved most, as a share of ``box``'s size."""
+    return max(abs(float(box[i]) - float(other[i])) for i in range(4)) \
+        / max(float(box[2] - box[0]), float(box[3] - box[1]), 1.0)
+
+
 @dataclass(frozen=True)
 class CardSeen:
     """A new top card: ``t`` when it first showed, ``t_confirmed`` when the tracker was sure."""
@@ -406,8 +412,7 @@ class PileTracker:
         last = self._last_box.get(code)
         if not last:
             return float("inf")
-        return min(max(abs(float(b[i]) - float(a[i])) for i in range(4))
-                   / max(float(b[2] - b[0]), float(b[3] - b[1]), 1.0) for b in boxes for a in last)
+        return min(_box_shift(b, a) for b in boxes for a in last)
 
     def _covered_by(self, code: str, landing: set[str]) -> list[tuple[str, tuple[float, Any]]]:
         """Cards that lay on the pile, read in two looks in a row at one place (or once surely, :attr:`lay_once`) but
@@ -425,9 +430,7 @@ class PileTracker:
         if code not in self._once or code not in self._read_where:
             return False
         box = self._read_where[code][1]
-        size = max(box[2] - box[0], box[3] - box[1], 1.0)
-        return any(max(abs(a - b) for a, b in zip(where[1], box, strict=True)) / size <= SETTLED_SHARE
-                   for k, where in self._read_where.items() if k != code)
+        return any(_box_shift(box, where[1]) <= SETTLED_SHARE for k, where in self._read_where.items() if k != code)
 
     def _dated_before(self, code: str, dated: list[tuple]) -> bool:
         """(A covered card) first read before every card confirmed with it showed: else it is one of them, misread."""

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from calibration.layout import Layout
-from engine.cards import STANDARD_DECK
+from engine.cards import STANDARD_DECK, rank, suit
 from engine.events import Event
 from models.detector import Detections, zone_imgsz
 from vision.arms import ArmFinder
@@ -115,7 +115,7 @@ def _look_alike(a: str, b: str) -> bool:
     """Two cards a glimpse confuses: the same rank in the other suit of the same colour (rendered Spit s11's 7H, half
     under the hand that turned it up, read 7D)."""
     red = ("H", "D")
-    return a != b and a[:-1] == b[:-1] and (a[-1] in red) == (b[-1] in red)
+    return a != b and rank(a) == rank(b) and (suit(a) in red) == (suit(b) in red)
 
 
 @dataclass
@@ -322,12 +322,11 @@ class TableWatcher:
         for card in landed:
             if any(card.card in col.stack for col in columns):
                 continue
-            reads = [(read, col, card.card) for col in columns if (read := col.unconfirmed_read(card.card)) is not None
-                     and card.t - TURN_UP_READ_S <= read[0] < card.t]
-            if not reads:  # read once half under the hand, it may have been read as its look-alike
-                reads = [(read, col, code) for col in columns for code in col.unconfirmed_reads()
-                         if _look_alike(code, card.card) and (read := col.unconfirmed_read(code)) is not None
-                         and card.t - TURN_UP_READ_S <= read[0] < card.t]
+            window = [(read, col, code) for col in columns for code in col.unconfirmed_reads()
+                      if (read := col.unconfirmed_read(code)) is not None
+                      and card.t - TURN_UP_READ_S <= read[0] < card.t]
+            # (read once half under the hand, it may have been read as its look-alike)
+            reads = [r for r in window if r[2] == card.card] or [r for r in window if _look_alike(r[2], card.card)]
             if not reads:
                 continue
             (t_read, frame, box), col, read_as = min(reads, key=lambda r: r[0][0])
