@@ -26,6 +26,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from models.classes import FACES
 
@@ -70,6 +71,67 @@ def _flat_face(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return np.ascontiguousarray(cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)[..., ::-1])
 
 
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row less its mean, scaled to length 1 (a flat row stays 0): the dot product of two such rows is their
+    normalised cross-correlation, ``cv2.matchTemplate``'s ``TM_CCOEFF_NORMED`` at one place."""
+    rows = rows - rows.mean(1, keepdims=True)
+    norm = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.divide(rows, norm, out=np.zeros_like(rows), where=norm > 1e-3)
+
+
+class _Spectra:
+    """The colour pictures' spectra (``cv2.dft``, per channel, less their means) for views of one size: each
+    view's spectrum is taken once for all the pictures compared with it, and each picture's once for the game. As
+    ``cv2.matchTemplate(view, picture, TM_CCOEFF_NORMED)`` on each picture (within ~1e-6), which took the DFT of
+    both every call: the full-resolution comparisons were half of every read."""
+
+    def __init__(self, pictures: list[np.ndarray], view: tuple[int, int]) -> None:
+        self.view = view
+        self.size = (cv2.getOptimalDFTSize(view[0]), cv2.getOptimalDFTSize(view[1]))
+        self.tpl = pictures[0].shape[:2]
+        self.pictures = pictures
+        self._spectra: dict[int, tuple[list[np.ndarray], float]] = {}
+
+    def _of(self, img: np.ndarray) -> np.ndarray:
+        padded = np.zeros(self.size, np.float32)
+        padded[:img.shape[0], :img.shape[1]] = img
+        return cv2.dft(padded)
+
+    def picture(self, j: int) -> tuple[list[np.ndarray], float]:
+        """Picture ``j``'s channels' spectra (less each channel's mean) and its norm."""
+        if j not in self._spectra:
+            t = self.pictures[j].astype(np.float64)
+            t = t - t.mean(axis=(0, 1))
+            self._spectra[j] = ([self._of(t[..., c]) for c in range(t.shape[2])], float(np.sqrt((t * t).sum())))
+        return self._spectra[j]
+
+    def match(self, view: np.ndarray, pictures: list[int]) -> list[np.ndarray]:
+        """The score of each of ``pictures`` at every place it fits in ``view`` (rows x columns)."""
+        h, w = self.tpl
+        out_hw = (view.shape[0] - h + 1, view.shape[1] - w + 1)
+        chans = [self._of(view[..., c]) for c in range(view.shape[2])]
+        s1, s2 = cv2.integral2(view.astype(np.float64), sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+
+        def box(c: np.ndarray) -> np.ndarray:
+            return (c[h:, w:] - c[:-h, w:] - c[h:, :-w] + c[:-h, :-w]).reshape(*out_hw, -1)
+
+        b1, b2 = box(s1), box(s2)
+        var = np.maximum((b2 - b1 * b1 / (h * w)).sum(-1), 0.0)
+        flat = var <= np.minimum(0.5, 10 * np.finfo(np.float32).eps * b2.sum(-1))  # as OpenCV: no pattern there
+        root = np.sqrt(var)
+        maps = []
+        for j in pictures:
+            spectra, norm = self.picture(j)
+            total = None
+            for v, t in zip(chans, spectra, strict=True):
+                m = cv2.mulSpectrums(v, t, 0, conjB=True)
+                total = m if total is None else total + m
+            num = cv2.dft(total, flags=cv2.DFT_INVERSE | cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)[:out_hw[0], :out_hw[1]]
+            score = np.divide(num, root * norm, out=np.zeros(out_hw), where=~flat)
+            maps.append(np.clip(score, -1.0, 1.0))
+        return maps
+
+
 class DeckMatcher:
     """Scores of a face box against each card of a known deck (see the module doc).
 
@@ -93,6 +155,11 @@ class DeckMatcher:
                               for f in self.full])
         # the pose is found with the deck's mean face inside a dark rim: a card is lighter than most tables, and its
         # outline is what fixes its angle when its face has little on it (a two's two pips)
+        # every window of a view against every grey picture is one product of two matrices (a hundred small
+        # matchTemplate calls were a third of a Spit audit)
+        self._half_rows = _unit_rows(self.half.reshape(len(self.half), -1))
+        self._grids: dict[tuple, np.ndarray] = {}
+        self._spectra: dict[tuple[int, ...], _Spectra] = {}
         mean = self.half[: len(self.codes)].mean(0)
         rim = int(round(POSE_RIM_MM * half[0] / CARD_MM[0]))
         self.mean_half = np.ascontiguousarray(cv2.copyMakeBorder(mean, rim, rim, rim, rim, cv2.BORDER_CONSTANT,
@@ -125,6 +192,24 @@ class DeckMatcher:
         return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
+    def _flats(self, frame: np.ndarray, origin: np.ndarray, centre_mm: np.ndarray, angles: np.ndarray,
+               half_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
+        """:meth:`_flat` at each of ``angles`` (degrees), all in one ``cv2.remap``: (angles, h, w, channels)
+        float32. The pose search turns the table 30 ways; one call each cost more than the comparisons."""
+        w, h = int(round(2 * half_mm[0] * px_per_mm)), int(round(2 * half_mm[1] * px_per_mm))
+        key = (tuple(float(a) for a in angles), half_mm, px_per_mm)
+        if key not in self._grids:  # each output pixel's place on the table around the centre, in mm, per angle
+            u, v = np.meshgrid(-half_mm[0] + np.arange(w) * (2 * half_mm[0] / w),
+                               -half_mm[1] + np.arange(h) * (2 * half_mm[1] / h))
+            a = np.radians(np.asarray(angles, np.float64))[:, None, None]
+            mm = np.stack([u * np.cos(a) - v * np.sin(a), u * np.sin(a) + v * np.cos(a)], -1)
+            self._grids[key] = mm @ self.to_image[:, :2].T  # (the homography is linear in them: the centre's part
+            # is added for each read)
+        p = self._grids[key] + (self.to_image[:, :2] @ centre_mm + self.to_image[:, 2])
+        maps = (p[..., :2] / p[..., 2:3] - origin).reshape(-1, w, 2).astype(np.float32)
+        flat = cv2.remap(frame, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return flat.reshape(len(angles), h, w, -1).astype(np.float32)
+
     def _box_centre(self, box: Any, origin: np.ndarray) -> np.ndarray:
         """Table mm of the middle of ``box`` (pixels of a frame whose top-left corner is at ``origin``)."""
         x0, y0, x1, y1 = (float(v) for v in box)
@@ -135,13 +220,12 @@ class DeckMatcher:
         """The angle (degrees) at which the table around ``centre`` (mm) looks most like the deck's mean face."""
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
         px = self.half.shape[2] / CARD_MM[0]
-        best = (-2.0, 0.0)
-        for angle in np.arange(0.0, 180.0, COARSE_STEP_DEG):
-            flat = cv2.cvtColor(self._flat(frame, origin, centre, float(angle), half, px), cv2.COLOR_BGR2GRAY)
-            score = float(cv2.matchTemplate(flat, self.mean_half, cv2.TM_CCOEFF_NORMED).max())
-            if score > best[0]:
-                best = (score, float(angle))
-        return best[1]
+        angles = np.arange(0.0, 180.0, COARSE_STEP_DEG)
+        flats = self._flats(frame, origin, centre, angles, half, px)
+        n, h, w = flats.shape[:3]
+        grey = cv2.cvtColor(flats.reshape(n * h, w, -1), cv2.COLOR_BGR2GRAY).reshape(n, h, w)
+        scores = [float(cv2.matchTemplate(g, self.mean_half, cv2.TM_CCOEFF_NORMED).max()) for g in grey]
+        return float(angles[int(np.argmax(scores))])
 
     def _tell_apart(self, best: np.ndarray, at: dict[int, tuple[int, np.ndarray, tuple[int, int]]]) -> None:
         """Cards matching within :data:`CLOSE` of the best look alike as a whole (courts of one colour in many
@@ -200,7 +284,8 @@ class DeckMatcher:
         px = self.half.shape[2] / CARD_MM[0]
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
         win = cv2.cvtColor(self._flat(frame, corner, centre, angle, half, px), cv2.COLOR_BGR2GRAY)
-        coarse = np.array([float(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED).max()) for t in self.half])
+        places = _unit_rows(sliding_window_view(win, self.half.shape[1:]).reshape(-1, self.half[0].size))
+        coarse = (places @ self._half_rows.T).max(0)
         per_card = np.maximum(coarse[:n], coarse[n:])
         best = np.full(n, -1.0)
         at: dict[int, tuple[int, np.ndarray, tuple[int, int]]] = {}  # card -> (way up, its view, where it fits)
@@ -210,12 +295,14 @@ class DeckMatcher:
         hoped = [k for k in ranked[REFINE_TOP:] if self.codes[k] in expected
                  and per_card[k] >= per_card[top[0]] - EXPECTED_COARSE]
         top += hoped[:EXPECTED_TOP]
+        ways = [(int(k), j) for k in top for j in (k, k + n)]
         for d in REFINE_TURNS:
             win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
-            for k in top:
-                for j in (k, k + n):
-                    _, m, _, loc = cv2.minMaxLoc(cv2.matchTemplate(win, self.full[j], cv2.TM_CCOEFF_NORMED))
-                    if m > best[k]:
+            spectra = self._spectra.setdefault(win.shape[:2], _Spectra(self.full, win.shape[:2]))
+            for (k, j), score in zip(ways, spectra.match(win, [j for _, j in ways]), strict=True):
+                y, x = np.unravel_index(int(score.argmax()), score.shape)
+                m, loc = float(score[y, x]), (int(x), int(y))
+                if m > best[k]:
                         best[k], at[int(k)] = m, (j, win, loc)
                         posed[int(k)] = (angle + d, self._centre_of(centre, angle + d, loc, half, PX_PER_MM,
                                                                     self.full[j].shape[:2]))

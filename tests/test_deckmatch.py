@@ -12,10 +12,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import sliding_window_view
 
 from calibration.layout import Layout
 from models.classes import FACES
-from models.deckmatch import MIN_MATCH, DeckMatcher, deck_read
+from models.deckmatch import MIN_MATCH, DeckMatcher, _Spectra, _unit_rows, deck_read
 from models.detector import Detections
 from models.gamevideo import make_script, render_game, write_deck
 from models.reader import BACK_MIN_CONF, NONE, SHIPPED_READER, UNREAD_CONF, CardReader, ReadingDetector
@@ -269,3 +270,32 @@ def test_of_look_alike_matches_the_card_the_table_expects_is_read() -> None:
     assert deck_read(match, [FACES.index("QD")])[1] == deck_read(match)[1]
     match[:] = 0.3
     assert deck_read(match, [FACES.index("QD")]) == (-1, 0.0)
+
+
+def test_the_batched_comparisons_give_what_match_template_gives_one_by_one(deck) -> None:
+    """The matcher compares many pictures with one view at once (a matrix product at half resolution, shared
+    spectra in colour, one remap for all the pose's angles): the scores and places must be those of
+    ``cv2.matchTemplate`` and ``warpPerspective`` called for each, including a flat patch (no pattern: 0)."""
+    faces = {c: deck.image(c, 300)[..., :3] for c in ("7H", "QS", "2C", "10D")}
+    m = DeckMatcher(faces, TO_MM)
+    rng = np.random.default_rng(3)
+    view = (rng.random((79, 62, 3)) * 255).astype(np.float32)
+    view[:65, :50] = 200.0  # a flat patch (more than a picture): no pattern to compare
+    pics = list(range(len(m.full)))
+    spectra = _Spectra(m.full, view.shape[:2])
+    for j, got in zip(pics, spectra.match(view, pics), strict=True):
+        want = cv2.matchTemplate(view, m.full[j], cv2.TM_CCOEFF_NORMED)
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() < 1e-4
+        assert np.unravel_index(got.argmax(), got.shape) == np.unravel_index(want.argmax(), want.shape)
+    grey = cv2.cvtColor(cv2.resize(view, (31, 39)), cv2.COLOR_BGR2GRAY)
+    rows = sliding_window_view(grey, m.half.shape[1:]).reshape(-1, m.half[0].size)
+    got = (_unit_rows(rows) @ m._half_rows.T).max(0)
+    want = [cv2.matchTemplate(grey, t, cv2.TM_CCOEFF_NORMED).max() for t in m.half]
+    assert np.abs(got - want).max() < 1e-4
+    frame = (rng.random((H, W, 3)) * 255).astype(np.uint8)
+    centre, half = np.array([10.0, -20.0]), (46.5, 59.0)
+    angles = np.array([0.0, 42.0, 137.0])
+    flats = m._flats(frame, np.zeros(2), centre, angles, half, 0.667)
+    for a, flat in zip(angles, flats, strict=True):
+        assert np.abs(flat - m._flat(frame, np.zeros(2), centre, float(a), half, 0.667)).mean() < 1.0
