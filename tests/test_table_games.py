@@ -11,6 +11,7 @@ import pytest
 
 from calibration.layout import Zone
 from engine.events import Event, GameHeader
+from models.classes import FACES
 from models.detector import Detections
 from models.gamevideo import FILMABLE, TruthReader, make_script, script_from_events
 from tablecam.audit import AuditError, read_said
@@ -458,3 +459,52 @@ def test_a_pai_jie_reader_expects_the_suit_of_the_row_a_card_lies_on() -> None:
     assert len(spades) == 13 and all(c.endswith("S") for c in spades) and {"QS", "10S"} <= spades
     assert {c[-1] for c in w.detector.expect(_middle_box(sc.layout.zones["row:C"]))} == {"C"}
     assert w.detector.expect((0.0, 0.0, 4.0, 4.0)) == set()
+
+
+def test_a_look_at_several_pai_jie_rows_reads_every_card_on_them() -> None:
+    """PJ-3: the suit rows are looked at together (one crop) and each row shows every card laid on it. The reader
+    read the four surest faces of a look, fit for a pile: rendered Pai Jie s238's look read AS, AD, 8S and 10S,
+    and the hearts row's 7H and QH went unread for 1.5 s (7H was "taken back" and laid again, twice). Speed's
+    piles, looked at one by one, keep four."""
+    from models.reader import ReadingDetector
+
+    sc = make_script("paijie", 3, 3, 5.0)
+    rows = [sc.layout.zones[f"row:{s}"] for s in "SHDC"]
+    codes = [f"{r}{s}" for s in "SHDC" for r in ("2", "9")] + ["KS"]  # two cards a row, three on the spades row
+    frame_boxes = []
+    for code in codes:
+        row = rows["SHDC".index(code[-1])].polygon
+        (x0, y0), y1 = row.min(0), row.max(0)[1]
+        x = x0 + 40 + 90 * ("29K".index(code[0]))
+        frame_boxes.append([x, y0 + 10, x + 60, y1 - 10])
+
+    class RowsReader:
+        classes = (*FACES, "none")
+
+        def crops(self, frame: np.ndarray, boxes: np.ndarray, bgr: bool = True) -> np.ndarray:
+            return np.stack([np.full((8, 8, 3), k, np.uint8) for k in range(len(boxes))])
+
+        def probabilities(self, crops: np.ndarray) -> np.ndarray:
+            p = np.zeros((len(crops), len(self.classes)), np.float32)
+            for i, crop in enumerate(crops):  # each box is read as the card laid there
+                p[i, self.classes.index(order[int(crop[0, 0, 0])])] = 0.95
+            return p
+
+    order: list[str] = []
+    origin = np.zeros(4, np.float32)
+
+    def detector(crop: np.ndarray, bgr: bool = True, conf: float = 0.25, clip: bool = True) -> Detections:
+        boxes = np.array(frame_boxes, np.float32) - origin
+        conf_each = np.linspace(0.9, 0.5, len(codes)).astype(np.float32)  # the spades row's cards surest
+        order[:] = codes
+        return Detections(boxes, conf_each, np.zeros(len(codes), np.int64), np.array(["7H"] * len(codes)))
+
+    reading = ReadingDetector(detector, RowsReader())
+    w = TableWatcher(sc.layout, "paijie", reading, 30.0)
+    (crop, members), = w.looks
+    origin[:] = (crop[0], crop[1], crop[0], crop[1])
+    image = np.zeros((sc.layout.frame_size[1], sc.layout.frame_size[0], 3), np.uint8)
+    w.feed(0, 0.0, image)
+    assert sorted(name for _, name in w.boxes) == sorted(codes)
+    speed = make_script("speed", 2, 3, 5.0)
+    assert TableWatcher(speed.layout, "speed", ReadingDetector(detector, RowsReader()), 30.0).detector.max_faces == 4

@@ -80,6 +80,12 @@ TURN_UP_READ_S = 1.0
 TAKE_BACK_S = 0.35
 #: more card zones than this share their looks between neighbours (Spit's twelve, Pai Jie's rows)
 SHARE_LOOKS_ABOVE = 4
+#: the faces a reader reads in one look (the surest first), per zone the look covers: a pile shows its top card and
+#: a few peeking out; a Pai Jie suit row shows every card laid on it (up to 13). The reader read 4 a look: rendered
+#: Pai Jie s238's look at three rows read AS, AD, 8S and 10S, and the hearts row's 7H and QH went unread for 1.5 s
+#: (7H was "taken back" and laid again twice)
+FACES_PER_PILE = 4
+FACES_PER_ZONE = {"paijie": 13}
 #: an impact this loud (dB over the room's background) is a hand hitting the table; a card's tap is far softer (the
 #: rendered games: slaps 41-49 dB, taps 10-18 dB)
 SLAP_SOUND_DB = 30.0
@@ -165,6 +171,9 @@ class TableWatcher:
         # side); the others look at each zone on its own
         self.looks = shared_looks(self.trackers, size, side, 2 * side, own=("left", "right")) \
             if len(self.trackers) > SHARE_LOOKS_ABOVE else [(tr.crop, [tr]) for tr in self.trackers]
+        if hasattr(self.detector, "max_faces"):  # a look shared by several zones reads the faces of all of them
+            most = max(len(members) for _, members in self.looks) * FACES_PER_ZONE.get(self.game, FACES_PER_PILE)
+            self.detector.max_faces = max(self.detector.max_faces, most)
         watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
         self.arms = ArmFinder(self.layout, self.fps) if self.game in PLAYER_FROM_SEAT else None
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
