@@ -289,6 +289,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         annot.open()
 
     watcher = TableWatcher(lay, game, detector, fps, onsets=onsets, hold_s=REORDER_S)
+    calls = deque(heard)  # the said lines again, told to the watcher as they are said
     outputs: list[dict[str, Any]] = []
     observed: list[dict[str, Any]] = []  # the observation lines, for the report
     t_start = time.perf_counter()
@@ -330,6 +331,8 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                 frames += 1
                 last_t = fr.t
                 n_slaps = len(watcher.slapper_found)
+                while calls and calls[0].t <= fr.t:  # what has been said by now (a claim names the batch's rank)
+                    watcher.heard(calls.popleft())
                 push(watcher.feed(fr.index, fr.t, fr.image), until=fr.t - REORDER_S)
                 if annot:
                     for s in watcher.slapper_found[n_slaps:]:

@@ -199,6 +199,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
             said_log.extend(read_said(said, game, players))
         except SaidError as e:
             raise LiveError(str(e)) from None
+    calls = deque(said_log)  # the same calls, told to the watcher as they are said
     try:
         detector = detector if detector is not None else \
             load_card_model(model, reader, turns=1, imgsz=imgsz or detector_input(model, game))
@@ -280,9 +281,13 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                         next_onset += 1
                     while heard:  # the microphone's, from its own thread
                         watcher.onsets.append(heard.popleft())
+                    while calls and calls[0].t <= fr.t:  # what has been said by now (a claim names a batch's rank)
+                        watcher.heard(calls.popleft())
                     events = watcher.feed(fr.index, fr.t, fr.image)
                     if typed_calls is not None:
-                        said_log.extend(typed_calls.take())
+                        typed_now = typed_calls.take()
+                        said_log.extend(typed_now)
+                        calls.extend(typed_now)
                     for ev in events:
                         while said_log and said_log[0].t <= ev.t:  # what was said before this was seen
                             heard_ev = said_log.popleft()

@@ -508,3 +508,43 @@ def test_a_look_at_several_pai_jie_rows_reads_every_card_on_them() -> None:
     assert sorted(name for _, name in w.boxes) == sorted(codes)
     speed = make_script("speed", 2, 3, 5.0)
     assert TableWatcher(speed.layout, "speed", ReadingDetector(detector, RowsReader()), 30.0).detector.max_faces == 4
+
+
+def test_of_look_alike_strips_in_a_reveal_the_claimed_rank_is_the_read() -> None:
+    """CH-4: a batch turned up shows a strip of each lower card, its index a few pixels high, so look-alikes match
+    within a few hundredths (rendered Cheat 3p s11's three tens: the lowest strip matched 9C 0.461, 10C 0.448).
+    Of matches within ``CLAIMED_CLOSE`` of the best, the rank claimed for the batch (heard by the watcher as it is
+    said) is the read; a card further from the best is read as what it matches best: a liar's card stays a lie."""
+    from models.classes import FACES
+    from vision.batches import CLAIMED_CLOSE
+    from vision.fan import CardPose
+
+    def scores(**match: float) -> np.ndarray:
+        s = np.full(len(FACES), 0.1)
+        for code, m in match.items():
+            s[FACES.index(code.lstrip("_"))] = m
+        return s
+
+    class Deck:
+        def __init__(self, *cards: np.ndarray) -> None:
+            self.cards = cards
+
+        def read_posed(self, frame: np.ndarray, poses: list, origin: tuple) -> list[np.ndarray]:
+            return list(self.cards)
+
+    def read(claimed: str | None, *cards: np.ndarray) -> tuple[str, ...]:
+        w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1, deck=Deck(*cards))
+        w._colour = np.zeros((10, 10, 3), np.uint8)
+        w._batch_poses = [CardPose((0.0, 0.0), 0.0, 1.0, 1.0, 1.0)] * len(cards)
+        w.claimed = claimed
+        return w._read_turned()
+
+    top, strip = scores(_10H=0.6, _9H=0.59), scores(_9C=0.461, _10C=0.448, JC=0.444)
+    assert read("10", top, strip) == ("10C", "10H")
+    assert read(None, top, strip) == ("10H", "9C")
+    lie = scores(_8S=0.748, _6S=0.748 - CLAIMED_CLOSE - 0.01)
+    assert read("6", lie) == ("8S",)
+    sc = make_script("cheat", 3, 3, 5.0)
+    w = TableWatcher(sc.layout, "cheat", _Model(), 30.0)
+    w.heard(Event(t=1.0, type="claim", player="A", count=2, rank="Q"))
+    assert [tr.claimed for tr in w.trackers if isinstance(tr, BatchWatcher)] == ["Q"]

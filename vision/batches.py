@@ -18,6 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from engine.cards import rank
 from models.classes import FACES
 from models.detector import Detections
 from vision.fan import FlatView, fit_cards
@@ -34,6 +35,10 @@ MOVED_SHARE = 0.003
 SURE_HAND = 0.5
 #: a card turned up is read from what shows of it when its best match with the deck's pictures is at least this
 TURNED_MATCH = 0.3
+#: of a card's matches within this of its best (look-alikes: a strip of 6H or 6D, of 2S or 3C, shows an index a few
+#: pixels high), one of the rank the batch was claimed as is the read, as :func:`models.deckmatch.deck_read` does
+#: with the cards a table expects
+CLAIMED_CLOSE = 0.03
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class BatchWatcher(PileTracker):
     _batch_poses: list = field(default_factory=list)  # the last batch's cards (vision.fan.CardPose), top first
     _colour: np.ndarray | None = None  # the latest crop in colour (the deck's pictures are compared in colour)
     _faces_before: tuple = ()  # the faces of the look before, still or not
+    claimed: str | None = None  # the rank the last batch was claimed as (CH-2), when the watcher heard it
 
     def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
         if self.deck is not None:  # only a reveal read against the deck's pictures needs it
@@ -177,7 +183,8 @@ class BatchWatcher(PileTracker):
             order = [int(k) for k in np.argsort(-sc) if sc[k] >= TURNED_MATCH and FACES[k] not in cards]
             if not order:
                 return ()
-            cards.append(FACES[order[0]])
+            claimed = [k for k in order if sc[k] >= sc[order[0]] - CLAIMED_CLOSE and rank(FACES[k]) == self.claimed]
+            cards.append(FACES[(claimed or order)[0]])
         return tuple(sorted(cards))
 
     def _region(self, box: tuple) -> tuple[slice, slice]:

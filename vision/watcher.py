@@ -490,6 +490,14 @@ class TableWatcher:
             if tr.zone.name in zones:
                 tr.taken(t)
 
+    def heard(self, ev: Event) -> None:
+        """A call said at the table as it is said (a ``said`` line): Cheat's claim names the rank the batch just laid
+        should be, and of look-alike strips in a reveal, one of that rank is the read (``BatchWatcher.claimed``)."""
+        if ev.type == "claim" and ev.rank:
+            for tr in self.trackers:
+                if isinstance(tr, BatchWatcher):
+                    tr.claimed = ev.rank
+
     def finish(self) -> list[Event]:
         """Everything still held, in time order (the end of the video or of the game)."""
         self._arrivals(self.slapper.finish())
