@@ -401,3 +401,37 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
         tr.also.clear()
         seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
     assert seen == want
+
+
+@pytest.mark.parametrize("row", [True, False])
+def test_a_row_card_boxed_with_its_neighbour_or_under_a_back_is_hidden_not_gone(row: bool) -> None:
+    """PJ-3: a suit row's cards lie side by side, the last laid over the end of the one before. The detector boxes
+    the two as one and reads it as one of them (rendered Pai Jie s12: JC over QC, read QC for a second), or a card
+    carried face down covers one (s238: a back over 10C): neither card left the row. One taken from it leaves its
+    place bare and the card under it whole: that is a ``remove``. On a pile (no row) the card under the top shown
+    where the top was is the top taken back."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=row)
+    qc, jc = ("QC", 0.9, (180.0, 150.0, 260.0, 260.0)), ("JC", 0.9, (130.0, 150.0, 210.0, 260.0))
+    merged = ("QC", 0.9, (130.0, 150.0, 260.0, 260.0))
+    back = ("back", 0.7, (176.0, 146.0, 256.0, 262.0))  # no larger than the card
+
+    def table(*cards: tuple) -> np.ndarray:
+        img = np.full((480, 640, 3), 90, np.uint8)
+        for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
+            img[int(y0):int(y1), int(x0):int(x1)] = 240 - 60 * k  # the later card over the earlier
+        return img
+
+    # (the cards on the table, what the detector saw)
+    looks = [((qc,), (qc,))] * 3 + [((qc, jc), (qc, jc))] * 3 + [((qc, jc), (merged,))] * 5 \
+        + [((qc, jc), (jc, back))] * 5
+    for i, (cards, seen) in enumerate(looks):
+        tr.remember(i, i / 30, table(*cards))
+        tr.update(i, i / 30, dets(*seen))
+    gone = [r.card for r in tr.removed]
+    assert gone == ([] if row else ["JC"])
+    if row:
+        assert tr.stack == ["QC", "JC"]
+        for i in range(len(looks), len(looks) + 4):  # JC taken: QC shows whole, nothing over it
+            tr.remember(i, i / 30, table(qc))
+            tr.update(i, i / 30, dets(qc))
+        assert [r.card for r in tr.removed] == ["JC"] and tr.stack == ["QC"]

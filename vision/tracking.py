@@ -115,6 +115,16 @@ def _middle(box: Any) -> tuple[float, float, float, float]:
     return x0 + 0.2 * w, y0 + 0.2 * h, x1 - 0.2 * w, y1 - 0.2 * h
 
 
+#: a row's card is boxed with its neighbour when a box read as another card covers this share of its place and is
+#: this much larger (two overlapping cards' box; the neighbour alone, left whole when a card is taken, is no larger)
+MERGED_COVER = 0.7
+MERGED_GROWTH = 1.25
+
+
+def _area(box: Any) -> float:
+    return float((box[2] - box[0]) * (box[3] - box[1]))
+
+
 def _overlap(a: Any, b: Any) -> bool:
     return bool(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
 
@@ -183,6 +193,10 @@ class PileTracker:
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
     #                                                (or once, surely: ``lay_once``; those in ``_once``)
     _once: set = field(default_factory=set)
+    #: the cards lie side by side, overlapping (a Pai Jie suit row), not on top of each other: see
+    #: :meth:`_hidden_in_row`
+    row: bool = False
+    _place: dict = field(default_factory=dict)  # code -> its smallest box read (the card alone, not boxed with another)
 
     def _watched(self, grey: np.ndarray) -> np.ndarray:
         """The part of the crop whose change calls for a look: the crop, or for a long thin zone in its square
@@ -300,10 +314,14 @@ class PileTracker:
             self._empty_runs = 0
             self._empty_since = None
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
-            self._check_removed(index, t, looked, hand_over, back_over)
-            self._check_buried(index, t, looked, hand_over or any(n not in self.history for n in looked))
-        for _, n, _ in inside:
+            backs = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "back"] if len(dets) else []
+            there = looked | self._hidden_in_row(inside, backs)
+            self._check_removed(index, t, there, hand_over, back_over)
+            self._check_buried(index, t, there, hand_over or any(n not in self.history for n in looked))
+        for _, n, b in inside:
             self._last_seen[n] = t
+            if n not in self._place or _area(b) < _area(self._place[n]):
+                self._place[n] = tuple(float(v) for v in b)
         new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
         for _, n, b in new:  # a look with a hand over the card's middle is no clean view of it to date it by
             if n not in self._first_read:
@@ -388,6 +406,28 @@ class PileTracker:
             return None
         self.also += out[:-1]
         return out[-1]
+
+    def _hidden_in_row(self, inside: list[tuple[float, str, Any]], backs: list[Any]) -> set[str]:
+        """A row of cards (``row``): the cards of the row not read in this look whose place a larger box read as
+        another card covers (:data:`MERGED_COVER`): a card laid over the end of the row and the card under it are
+        boxed as one and read as one of them (rendered Pai Jie s12: JC over QC, read QC for a second). Or a card
+        back covers it: a card carried over the row face down (s238: over 10C, for a fifth of a second). That card is
+        hidden, not gone: a card taken from a row leaves its place bare, or the card under it whole."""
+        if not self.row:
+            return set()
+        hidden = set()
+        for code in self.stack:
+            place = self._place.get(code)
+            if place is None or any(n == code for _, n, _ in inside):
+                continue
+            area = _area(place)
+            for b, back in [*((b, False) for _, _, b in inside), *((b, True) for b in backs)]:
+                cover = max(0.0, min(place[2], b[2]) - max(place[0], b[0])) * \
+                    max(0.0, min(place[3], b[3]) - max(place[1], b[1]))
+                if area > 0 and cover >= MERGED_COVER * area and (back or _area(b) >= MERGED_GROWTH * area):
+                    hidden.add(code)
+                    break
+        return hidden
 
     def _push_top(self, code: str, t: float, shown: float) -> None:
         """``code``, confirmed at ``t``, is the new top from ``shown`` on. The codes the old top was misread as may
