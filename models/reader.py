@@ -454,6 +454,10 @@ class ReadingDetector:
     #: the cards the table says may lie in a box (camera-frame pixels), if any: of the deck's look-alike matches, one
     #: of these is the read (:func:`models.deckmatch.deck_read`); set by whoever watches the table
     expect: Callable[[tuple[float, float, float, float]], Collection[str]] | None = None
+    #: the face boxes (camera-frame pixels) whose two ends are read, where a box is as long as two cards side by side
+    #: (:func:`_split_pairs`): cards laid overlapping along a row (a Pai Jie suit row), which the detector boxes as
+    #: one and read as the card under the other; set by whoever watches the table
+    split_pairs: Callable[[tuple[float, float, float, float]], bool] | None = None
     _memo: deque = field(default_factory=deque)  # (box, crop, probabilities) of recent reads
 
     @property
@@ -493,7 +497,7 @@ class ReadingDetector:
         that face (the detector takes some courts, a figure all over, for a back: rendered Spit s11's JH and KD on a
         centre pile, for seconds)."""
         parts = []
-        for dets in found:
+        for i, dets in enumerate(found):
             if not len(dets):
                 parts.append(None)
                 continue
@@ -502,11 +506,16 @@ class ReadingDetector:
             faces = dets[is_face]
             if len(faces):
                 faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)[:self.max_faces]]
+            source = np.arange(len(faces))  # the detector's box each face box read comes from
+            if self.split_pairs is not None and len(faces):
+                ox, oy = origins[i] if origins is not None else (0.0, 0.0)
+                faces, source = _split_pairs(faces, lambda b, o=(ox, oy): self.split_pairs(
+                    (b[0] + o[0], b[1] + o[1], b[2] + o[0], b[3] + o[1])))
             backs = np.zeros(len(others), bool)
             if self.deck is not None:
                 backs = (others.class_name == "back") & (others.confidence < BACK_READ_BELOW) \
                     & ~_covered(others.xyxy, faces.xyxy, self.merge_iou)
-            parts.append((faces, others, backs))
+            parts.append((faces, others, backs, source))
         reads = self._read(frames, [np.concatenate([p[0].xyxy, p[1].xyxy[p[2]]]) if p is not None
                                     else np.zeros((0, 4), np.float32) for p in parts],
                            bgr, origins, [len(p[0]) if p is not None else 0 for p in parts])
@@ -515,7 +524,7 @@ class ReadingDetector:
             if part is None:
                 out.append(dets)
                 continue
-            faces, others, backs = part
+            faces, others, backs, source = part
             n = len(faces)
             named = np.zeros(len(others), bool)  # backs the deck names
             named[np.flatnonzero(backs)] = np.asarray(codes[n:]) != "none"
@@ -523,8 +532,12 @@ class ReadingDetector:
                 code_arr = np.asarray(codes)
                 keep = code_arr != "none"
                 keep[n:] = named[backs]
-                ids = np.array([READER_CLASSES.index(c) for c in code_arr[keep]], np.int64)
                 xyxy = np.concatenate([faces.xyxy, others.xyxy[backs]])
+                for a, b in zip(*np.nonzero(source[:, None] == source[None, :]), strict=True):
+                    if a < b and keep[a] and keep[b] and code_arr[a] == code_arr[b]:  # one card: both ends read it
+                        keep[b if probs[a] >= probs[b] else a] = False
+                        xyxy[a] = xyxy[b] = _union_box(xyxy[a], xyxy[b])
+                ids = np.array([READER_CLASSES.index(c) for c in code_arr[keep]], np.int64)
                 faces = Detections(xyxy[keep], probs[keep].astype(np.float32), ids,
                                    code_arr[keep].astype(faces.class_name.dtype))
                 others = others[~named]
@@ -615,6 +628,41 @@ class ReadingDetector:
         else:
             out[NONE] = 1.0
         return out
+
+
+#: a face box this much longer than a card (its short side times a card's 88/63) holds two cards side by side, one
+#: laid over the end of the other (a Pai Jie row): each end is read as a card (:attr:`ReadingDetector.split_pairs`)
+PAIR_LENGTH = 1.3
+CARD_RATIO = 88.0 / 63.0
+
+
+def _split_pairs(faces: Detections, where: Callable[[Any], bool]) -> tuple[Detections, np.ndarray]:
+    """Each face box ``where`` says may hold cards side by side and that holds two (:data:`PAIR_LENGTH`), as two
+    card-sized boxes at its two ends; and for each box, the index of the box it came from."""
+    boxes, keep = [], []
+    for k, (x0, y0, x1, y1) in enumerate(faces.xyxy.astype(np.float64)):
+        w, h = x1 - x0, y1 - y0
+        if not where((x0, y0, x1, y1)):
+            boxes.append((x0, y0, x1, y1))
+            keep.append(k)
+        elif w >= PAIR_LENGTH * h / CARD_RATIO:  # portrait cards along a row running across the image
+            cw = h / CARD_RATIO
+            boxes += [(x0, y0, x0 + cw, y1), (x1 - cw, y0, x1, y1)]
+            keep += [k, k]
+        elif h >= PAIR_LENGTH * w * CARD_RATIO:  # ... down the image
+            ch = w * CARD_RATIO
+            boxes += [(x0, y0, x1, y0 + ch), (x0, y1 - ch, x1, y1)]
+            keep += [k, k]
+        else:
+            boxes.append((x0, y0, x1, y1))
+            keep.append(k)
+    source = np.array(keep, np.int64)
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), faces.confidence[source], faces.class_id[source],
+                      faces.class_name[source]), source
+
+
+def _union_box(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.array([min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])], np.float32)
 
 
 def _covered(boxes: np.ndarray, by: np.ndarray, iou: float) -> np.ndarray:

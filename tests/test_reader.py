@@ -300,3 +300,40 @@ def test_reader_loss_counts_a_right_rank_or_suit_as_less_wrong() -> None:
     assert same_rank < neither and same_colour_suit < neither
     right = reader_loss(sure_of("JS"), target, masks, MARGINAL_WEIGHT)
     assert float(right) == pytest.approx(float(reader_loss(sure_of("JS"), target, masks, 0.0)), abs=0.01)
+
+
+class _ColourReader(_CountingReader):
+    """Reads a crop by its colour: mostly red is 2S, mostly blue 3S, else none."""
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        self.read += len(crops)
+        p = np.zeros((len(crops), len(self.classes)), np.float32)
+        for i, c in enumerate(crops.astype(np.float32)):
+            red, blue = c[..., 2].mean(), c[..., 0].mean()
+            p[i, self.classes.index("2S" if red > blue + 10 else "3S" if blue > red + 10 else "none")] = 0.9
+        return p
+
+
+@pytest.mark.parametrize("on_row", [True, False])
+def test_a_face_box_as_long_as_two_cards_on_a_row_is_read_at_both_ends(on_row: bool) -> None:
+    """PJ-3: a card laid over the end of the one before on a suit row is boxed with it as one face and read as one
+    of them (rendered Pai Jie s238: 2S over 3S, read 3S; B's play went unseen and every later turn was out of turn).
+    Where the table says a box may hold cards side by side, a box as long as two cards is read at both ends: one
+    card, read at both ends, stays one (its box whole). Elsewhere a long box is one card lying sideways."""
+    from models.detector import Detections
+
+    img = np.full((200, 300, 3), 60, np.uint8)
+    img[40:152, 40:200] = (230, 40, 40)  # 3S, and over its left end ...
+    img[40:152, 40:110] = (40, 40, 230)  # ... 2S
+    pair = np.array([[40.0, 40.0, 200.0, 152.0]], np.float32)
+
+    def detector(frame: np.ndarray, bgr: bool = True, conf: float = 0.25, clip: bool = True) -> Detections:
+        return Detections(pair.copy(), np.array([0.8], np.float32), np.zeros(1, np.int64), np.array(["AS"]))
+
+    rd = ReadingDetector(detector, _ColourReader(), split_pairs=lambda box: on_row)
+    found = rd(img)
+    names = sorted(found.class_name)
+    assert names == (["2S", "3S"] if on_row else ["3S"])
+    img[40:152, 40:200] = (40, 40, 230)  # one long card, all red: read at both ends as one
+    again = ReadingDetector(detector, _ColourReader(), split_pairs=lambda box: on_row)(img)
+    assert list(again.class_name) == ["2S"] and again.xyxy[0].tolist() == pair[0].tolist()

@@ -86,6 +86,8 @@ SHARE_LOOKS_ABOVE = 4
 #: (7H was "taken back" and laid again twice)
 FACES_PER_PILE = 4
 FACES_PER_ZONE = {"paijie": 13}
+#: games whose cards lie in overlapping rows: a face box as long as two cards is read at both ends
+ROWS_OF_CARDS = ("paijie",)
 #: an impact this loud (dB over the room's background) is a hand hitting the table; a card's tap is far softer (the
 #: rendered games: slaps 41-49 dB, taps 10-18 dB)
 SLAP_SOUND_DB = 30.0
@@ -174,6 +176,8 @@ class TableWatcher:
         if hasattr(self.detector, "max_faces"):  # a look shared by several zones reads the faces of all of them
             most = max(len(members) for _, members in self.looks) * FACES_PER_ZONE.get(self.game, FACES_PER_PILE)
             self.detector.max_faces = max(self.detector.max_faces, most)
+        if self.game in ROWS_OF_CARDS and hasattr(self.detector, "split_pairs"):
+            self.detector.split_pairs = self._on_a_row
         watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
         self.arms = ArmFinder(self.layout, self.fps) if self.game in PLAYER_FROM_SEAT else None
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
@@ -315,6 +319,10 @@ class TableWatcher:
         look-alike courts, the one of the row's suit; the reader confuses a court's suit more than its rank)."""
         row = self._zone_under(box, [z for z in self.layout.zones if z.startswith("row:")])
         return set() if row is None else {c for c in STANDARD_DECK if c.endswith(row[-1])}
+
+    def _on_a_row(self, box: tuple[float, float, float, float]) -> bool:
+        """Whether the middle of ``box`` (frame pixels) lies on a row of cards (a Pai Jie suit row)."""
+        return self._zone_under(box, [z for z in self.layout.zones if z.startswith("row:")]) is not None
 
     def _zone_under(self, box: tuple[float, float, float, float], names: Sequence[str]) -> str | None:
         """The first of the zones ``names`` that holds the middle of ``box`` (frame pixels), if any."""
