@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -548,3 +549,27 @@ def test_of_look_alike_strips_in_a_reveal_the_claimed_rank_is_the_read() -> None
     w = TableWatcher(sc.layout, "cheat", _Model(), 30.0)
     w.heard(Event(t=1.0, type="claim", player="A", count=2, rank="Q"))
     assert [tr.claimed for tr in w.trackers if isinstance(tr, BatchWatcher)] == ["Q"]
+
+
+def test_a_card_taken_from_a_pai_jie_row_went_to_the_arm_over_it() -> None:
+    """PJ-10 / EVENTS.md ``remove``: a card an ace effect takes from the table goes into a named player's hand; the
+    referee wants who. The arm over the card's place as it went, from that player's seat, says it; a card that went
+    with no arm over it (the detector lost it) names nobody."""
+    from vision.tracking import RemoveSeen
+
+    sc = make_script("paijie", 3, 3, 5.0)
+    w = TableWatcher(sc.layout, "paijie", _Model(), 30.0)
+    box = _middle_box(sc.layout.zones["row:H"])
+    card = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+    seat = sc.layout.seats["C"].reshape(-1, 2).mean(0)
+    width, height = sc.layout.frame_size
+    for i in range(45):
+        t = i / 30
+        img = np.full((height, width, 3), 100, np.uint8)
+        if 0.9 <= t <= 1.3:  # C's arm reaches over the card and takes it
+            cv2.line(img, tuple(int(v) for v in card), tuple(int(v) for v in seat), (60, 90, 160), 70)
+        w.arms.update(t, img)
+    w._removed(RemoveSeen(1.1, "row:H", "JH", 33), box=box)
+    w._removed(RemoveSeen(0.4, "row:H", "QH", 12), box=box)
+    taken = {ev.card: ev.player for _, _, ev, _ in w._pending}
+    assert taken == {"JH": "C", "QH": None}

@@ -407,6 +407,10 @@ class PileTracker:
         self.also += out[:-1]
         return out[-1]
 
+    def place_of(self, code: str) -> tuple[float, float, float, float] | None:
+        """Where ``code`` lay on this pile (frame pixels; its smallest box read), if it was read here."""
+        return self._place.get(code)
+
     def _hidden_in_row(self, inside: list[tuple[float, str, Any]], backs: list[Any]) -> set[str]:
         """A row of cards (``row``): the cards of the row not read in this look whose place a larger box read as
         another card covers (:data:`MERGED_COVER`): a card laid over the end of the row and the card under it are

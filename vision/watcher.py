@@ -78,6 +78,9 @@ LAY_ONCE_CONF = {"speed": 0.85}
 TURN_UP_READ_S = 1.0
 #: a hand reaches over a pile to take a card back in about this long (s) before the card is missed
 TAKE_BACK_S = 0.35
+#: a card taken from a Pai Jie row went into the hand of the arm over its place this long either side of the first
+#: look that missed it (rendered s238's JH and 3S to C, 5S to A: each named right; wider windows name none)
+ROW_TAKE_S = 0.2
 #: more card zones than this share their looks between neighbours (Spit's twelve, Pai Jie's rows)
 SHARE_LOOKS_ABOVE = 4
 #: the faces a reader reads in one look (the surest first), per zone the look covers: a pile shows its top card and
@@ -244,7 +247,7 @@ class TableWatcher:
             return
         seen = tr.update(index, t, d)
         for gone in tr.removed:
-            self._removed(gone)
+            self._removed(gone, box=tr.place_of(gone.card))
         tr.removed.clear()
         landed = [*tr.also, *([seen] if seen is not None else [])]  # (cards it covered first, each on its own)
         tr.also.clear()
@@ -357,15 +360,20 @@ class TableWatcher:
                        evidence={"frame": frame, "box": [round(v, 1) for v in box], "seen_again": card.zone})
             heapq.heappush(self._pending, (shown, next(self._seq), ev, seen))
 
-    def _removed(self, gone: RemoveSeen, seen_again: str | None = None) -> None:
+    def _removed(self, gone: RemoveSeen, seen_again: str | None = None,
+                 box: tuple[float, float, float, float] | None = None) -> None:
         """A ``remove`` line. A card that raced another onto its pile (SP-9) was logged with a player nobody can be
-        sure of: the hand that takes it back, from over the pile's edge on its side, says whose it is."""
+        sure of: the hand that takes it back, from over the pile's edge on its side, says whose it is. A card taken
+        from a Pai Jie row (``box``: where it lay) went into the hand of the arm over it as it went (PJ-10: the ace
+        effect names who takes each card)."""
         evidence: dict[str, Any] = {"frame": gone.frame}
         if seen_again is not None:
             evidence["seen_again"] = seen_again
         player = None
         if self.game in PLAYER_FROM_ARM and (gone.zone, gone.card) in self._raced:
             player = self.slapper.arm_on(gone.zone, gone.t - TAKE_BACK_S, gone.t + 0.05)
+        if self.arms is not None and box is not None:  # (the arm reaching it as it went, or carrying it away)
+            player = self.arms.who(box, gone.t - ROW_TAKE_S, gone.t + ROW_TAKE_S)
         ev = Event(t=round(gone.t, 4), type="remove", zone=gone.zone, card=gone.card, player=player,
                    evidence=evidence)
         heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
