@@ -435,3 +435,53 @@ def test_a_row_card_boxed_with_its_neighbour_or_under_a_back_is_hidden_not_gone(
             tr.remember(i, i / 30, table(qc))
             tr.update(i, i / 30, dets(qc))
         assert [r.card for r in tr.removed] == ["JC"] and tr.stack == ["QC"]
+
+
+def test_a_row_card_under_an_arm_the_detector_misses_is_gone_only_once_its_place_is_still() -> None:
+    """PJ-3 / EVENTS.md ``remove``: an arm as dark as the cloth is not boxed (rendered Pai Jie s12: 7C under one for
+    half a second was "taken" and laid again). While its place moves, a row card not read is hidden; once the place
+    lies still and bare, the card went, dated from the first look that missed it."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True)
+    qc, jc = ("QC", 0.9, (200.0, 150.0, 280.0, 260.0)), ("JC", 0.9, (120.0, 150.0, 195.0, 260.0))
+
+    def table(i: int, cards: tuple, arm: bool = False) -> np.ndarray:
+        img = np.full((480, 640, 3), 90, np.uint8)
+        for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
+            img[int(y0):int(y1), int(x0):int(x1)] = 240 - 60 * k
+        if arm:  # a dark arm sweeping over JC's place, one the detector does not see
+            x = 110 + 12 * (i % 6)
+            img[140:300, x:x + 60] = 70
+        return img
+
+    i = 0
+    for cards, seen, arm, n in [((qc,), (qc,), False, 3), ((qc, jc), (qc, jc), False, 3), ((qc, jc), (qc,), True, 8)]:
+        for _ in range(n):
+            tr.remember(i, i / 30, table(i, cards, arm))
+            tr.update(i, i / 30, dets(*seen))
+            i += 1
+    assert tr.removed == [] and tr.stack == ["QC", "JC"]
+    first_missed = (i - 8) / 30
+    for _ in range(8):  # the arm has gone with JC: its place is bare and still
+        tr.remember(i, i / 30, table(i, (qc,)))
+        tr.update(i, i / 30, dets(qc))
+        i += 1
+    assert [r.card for r in tr.removed] == ["JC"] and tr.removed[0].t == pytest.approx(first_missed)
+
+
+def test_a_row_card_hidden_by_the_hand_laying_the_next_is_not_taken_back() -> None:
+    """PJ-3: on a pile, a top unseen under a hand when the next card lands went before it (taken back); along a row
+    the hand laying the next card passes over the last one (rendered Pai Jie s238: QH "taken" and laid again)."""
+    hand = ("hand", 0.8, (110.0, 120.0, 300.0, 300.0))
+    qc, jc, kc = (("QC", 0.9, (200.0, 150.0, 280.0, 260.0)), ("JC", 0.9, (120.0, 150.0, 195.0, 260.0)),
+                  ("KC", 0.9, (205.0, 180.0, 285.0, 290.0)))
+    for row in (True, False):
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=row)
+        looks = [((qc,), (qc,))] * 3 + [((qc, jc), (qc, jc))] * 3 + [((qc, jc), (hand,))] * 6 \
+            + [((qc, jc, kc), (kc, hand))] * 3 + [((qc, jc, kc), (jc, kc))] * 3
+        for i, (cards, seen) in enumerate(looks):
+            img = np.full((480, 640, 3), 90, np.uint8)
+            for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
+                img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
+            tr.remember(i, i / 30, img)
+            tr.update(i, i / 30, dets(*seen))
+        assert [r.card for r in tr.removed] == ([] if row else ["JC"])

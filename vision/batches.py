@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 
 from engine.cards import rank
@@ -24,11 +23,6 @@ from models.detector import Detections
 from vision.fan import FlatView, fit_cards
 from vision.tracking import FACE_EXCLUDE, PileTracker
 
-#: a look is still when, against the frame this many frames before, at most MOVED_SHARE of the crop differs by
-#: more than MOVED_GREY grey levels (codec noise on a still table: 2-3)
-STILL_FRAMES = 3
-MOVED_GREY = 25
-MOVED_SHARE = 0.003
 #: a hand box the detector is at least this sure of is a hand; one it is less sure of is a hand only while something
 #: moves under it (rendered Cheat s12: the striped cloth beside a still pile is a hand at 0.31-0.33 for seconds, and
 #: two batches laid there went unseen; in 3 games no hand from 0.35 on came without motion over the pile)
@@ -141,22 +135,6 @@ class BatchWatcher(PileTracker):
         self.known_faces = names
         self._settled = self._frames[-1][2] if self._frames else None
         return out
-
-    def _moving(self, box: Any = None) -> bool:
-        """Something moved over the pile (the zone, not the whole crop: arms pass by it to other places), or under
-        ``box`` (frame pixels), in the last :data:`STILL_FRAMES` frames: a hand laying or leaving a batch. A settled
-        look is a still one."""
-        if len(self._frames) <= STILL_FRAMES:
-            return True
-        now, then = self._frames[-1][2], self._frames[-1 - STILL_FRAMES][2]
-        if box is None:
-            now, then = self._zone_part(now), self._zone_part(then)
-        else:
-            x0, y0 = self.crop[0], self.crop[1]
-            part = (slice(max(0, int(box[1]) - y0), max(1, int(box[3]) - y0)),
-                    slice(max(0, int(box[0]) - x0), max(1, int(box[2]) - x0)))
-            now, then = now[part], then[part]
-        return now.size > 0 and float((cv2.absdiff(now, then) > MOVED_GREY).mean()) > MOVED_SHARE
 
     def _count_fanned(self) -> int:
         """The cards of the batch just laid, counted by their outlines (:mod:`vision.fan`), or 0 where that cannot

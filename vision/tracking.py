@@ -115,6 +115,11 @@ def _middle(box: Any) -> tuple[float, float, float, float]:
     return x0 + 0.2 * w, y0 + 0.2 * h, x1 - 0.2 * w, y1 - 0.2 * h
 
 
+#: a look is still when, against the frame this many frames before, at most MOVED_SHARE of the place (a Cheat pile, a
+#: card's place on a row) differs by more than MOVED_GREY grey levels (codec noise on a still table: 2-3)
+STILL_FRAMES = 3
+MOVED_GREY = 25
+MOVED_SHARE = 0.003
 #: a row's card is boxed with its neighbour when a box read as another card covers this share of its place and is
 #: this much larger (two overlapping cards' box; the neighbour alone, left whole when a card is taken, is no larger)
 MERGED_COVER = 0.7
@@ -316,8 +321,13 @@ class PileTracker:
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
             backs = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "back"] if len(dets) else []
             there = looked | self._hidden_in_row(inside, backs)
-            self._check_removed(index, t, there, hand_over, back_over)
-            self._check_buried(index, t, there, hand_over or any(n not in self.history for n in looked))
+            # a row's card not seen while something moves over its place: an arm the detector does not box may
+            # hide it (rendered Pai Jie s12: a dark arm on a pink cloth hid 7C for half a second); it went once
+            # its place is seen bare and still
+            stirred = self.row and any(self._moving(self._place[c]) for c in self.stack
+                                       if c not in there and c in self._place)
+            self._check_removed(index, t, there, hand_over or stirred, back_over)
+            self._check_buried(index, t, there, hand_over or stirred or any(n not in self.history for n in looked))
         for _, n, b in inside:
             self._last_seen[n] = t
             if n not in self._place or _area(b) < _area(self._place[n]):
@@ -386,9 +396,10 @@ class PileTracker:
         under = [(self._dated(nx, bx, t), -1, cx, nx, bx) for nx, (cx, bx) in covered if self._dated_before(nx, dated)]
         dated = sorted(under) + dated
         out: list[CardSeen] = []
-        if self.removals and self._missing_since is not None and self.top is not None and self.stack \
+        if self.removals and not self.row and self._missing_since is not None and self.top is not None and self.stack \
                 and dated and self._missing_since[0] < dated[0][0] - 0.12:  # (not a hand about to lay a card)
-            self._take_back()  # the top went before these landed (a hand hid the pile while it went)
+            self._take_back()  # the top went before these landed (a hand hid the pile while it went; along a row the
+            # hand laying the next card passes over the last one, which stays)
         before = self._top_t if self.top is not None else None  # the top before these cards
         for t_first, k, cx, nx, bx in dated:
             self.history.add(nx)
@@ -406,6 +417,22 @@ class PileTracker:
             return None
         self.also += out[:-1]
         return out[-1]
+
+    def _moving(self, box: Any = None) -> bool:
+        """Something moved over the pile (the zone, not the whole crop: arms pass by it to other places), or under
+        ``box`` (frame pixels), in the last :data:`STILL_FRAMES` frames: a hand laying or taking a card, which the
+        detector may not box (fingers alone reaching into the crop, an arm as dark as the cloth)."""
+        if len(self._frames) <= STILL_FRAMES:
+            return True
+        now, then = self._frames[-1][2], self._frames[-1 - STILL_FRAMES][2]
+        if box is None:
+            now, then = self._zone_part(now), self._zone_part(then)
+        else:
+            x0, y0 = self.crop[0], self.crop[1]
+            part = (slice(max(0, int(box[1]) - y0), max(1, int(box[3]) - y0)),
+                    slice(max(0, int(box[0]) - x0), max(1, int(box[2]) - x0)))
+            now, then = now[part], then[part]
+        return now.size > 0 and float((cv2.absdiff(now, then) > MOVED_GREY).mean()) > MOVED_SHARE
 
     def place_of(self, code: str) -> tuple[float, float, float, float] | None:
         """Where ``code`` lay on this pile (frame pixels; its smallest box read), if it was read here."""
