@@ -431,7 +431,7 @@ def test_a_row_card_boxed_with_its_neighbour_or_under_a_back_is_hidden_not_gone(
     assert gone == ([] if row else ["JC"])
     if row:
         assert tr.stack == ["QC", "JC"]
-        for i in range(len(looks), len(looks) + 4):  # JC taken: QC shows whole, nothing over it
+        for i in range(len(looks), len(looks) + 8):  # JC taken: QC shows whole, its place bare and still
             tr.remember(i, i / 30, table(qc))
             tr.update(i, i / 30, dets(qc))
         assert [r.card for r in tr.removed] == ["JC"] and tr.stack == ["QC"]
