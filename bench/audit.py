@@ -42,6 +42,8 @@ from models.gamevideo import FPS, TruthReader, render_game  # noqa: E402
 from tablecam.audit import audit, compare_verdicts, default_model  # noqa: E402
 from vision.watcher import detector_input  # noqa: E402
 
+#: a verdict the audit says this close to one of the truth's, in the same words, is the same verdict (said alike)
+ALIKE_S = 0.3
 #: TM-3: slaps closer than this (or than the sum of their ``t_err``) are not ordered by the referee
 TIE_WINDOW_S = COMMON_SETTINGS["tie_window_ms"][0] / 1000.0
 
@@ -159,7 +161,23 @@ def score(r: object, res: object) -> dict:
             "others_right": found_others, "others_extra": extra_others,
             "slaps": len(slaps), "slaps_found": len(taken), "slaps_extra": len(res.slaps) - len(taken),
             "player_right": right_player, "video_err": video_err, "fused_err": fused_err,
-            "verdicts_equal": not compare_verdicts(got, want), "verdicts": (len(got), len(want))}
+            "verdicts_equal": not compare_verdicts(got, want), "verdicts": (len(got), len(want)),
+            "verdicts_alike": said_alike(want, got)}
+
+
+def said_alike(want: list[dict], got: list[dict], within: float = ALIKE_S) -> int:
+    """How many of the truth's verdicts (``want``) the audit also said: a verdict of the same kind and words within
+    ``within`` seconds, each audit verdict counted once. Where the verdicts are not all equal, how near they are."""
+    used: set[int] = set()
+    alike = 0
+    for w in want:
+        for i, g in enumerate(got):
+            if i not in used and g.get("kind") == w.get("kind") and g.get("say") == w.get("say") \
+                    and abs(float(g["t"]) - float(w["t"])) < within:
+                used.add(i)
+                alike += 1
+                break
+    return alike
 
 
 def main() -> int:
@@ -220,7 +238,7 @@ def main() -> int:
                   f"{s['players_right']:3d}/{s['players_known']:<3d} {s['others_right']:3d}/{s['others']:<3d} "
                   f"{s['slaps_found']:3d}/{s['slaps']:<3d} {s['player_right']:3d}/{s['slaps_found']:<2d} {within:7.0%} "
                   f"{vmed:6.1f}ms {fmed:6.2f}ms {'equal' if s['verdicts_equal'] else 'DIFFER':>6} "
-                  f"{s['verdicts'][0]}/{s['verdicts'][1]}", flush=True)
+                  f"{s['verdicts'][0]}/{s['verdicts'][1]} alike {s['verdicts_alike']}", flush=True)
     tot = {k: sum(r[k] for r in rows) for k in ("cards", "cards_right", "cards_extra", "slaps", "slaps_found",
                                                  "slaps_extra", "player_right", "players_right", "players_known",
                                                  "others", "others_right", "others_extra")}
@@ -238,7 +256,10 @@ def main() -> int:
               f"90th pct {np.percentile(fe, 90):.2f} ms")
     print(f"speed (median of games): {statistics.median(r['rt_full'] for r in rows):.2f}x real time with the "
           f"annotated video, {statistics.median(r['rt_plain'] for r in rows):.2f}x without; "
-          f"verdicts equal in {sum(r['verdicts_equal'] for r in rows)}/{len(rows)} games")
+          f"verdicts equal in {sum(r['verdicts_equal'] for r in rows)}/{len(rows)} games; the truth's verdicts "
+          f"said alike (same words within {ALIKE_S:g} s) {sum(r['verdicts_alike'] for r in rows)}/"
+          f"{sum(r['verdicts'][1] for r in rows)}, {sum(r['verdicts'][0] - r['verdicts_alike'] for r in rows)} more "
+          f"said by the audit alone")
     print(f"files: {root}")
     return 0
 

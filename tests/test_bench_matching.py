@@ -47,3 +47,16 @@ def test_players_of_slaps_the_audit_leaves_unordered_are_compared_as_a_group() -
     # other zones and later slaps are groups of their own
     assert players_right_unordered([("A", "c", 1.0, 0.03, "A"), ("B", "d", 1.0, 0.03, "A"),
                                     ("B", "c", 2.0, 0.03, "B")]) == 2
+
+
+def test_verdicts_said_alike_are_the_same_words_near_in_time_each_counted_once() -> None:
+    """Where an audit's verdicts are not all equal to the truth's, the bench says how many of the truth's it also said:
+    the same kind and words within ``ALIKE_S``; one audit verdict stands for one of the truth's only."""
+    from audit import ALIKE_S, said_alike
+
+    snap = {"kind": "snap", "say": "Snap, sevens!"}
+    want = [{"t": 1.0, **snap}, {"t": 1.1, **snap}, {"t": 5.0, "kind": "false_slap", "say": "False slap, Bob"}]
+    got = [{"t": 1.0 + ALIKE_S / 2, **snap}, {"t": 5.0, "kind": "false_slap", "say": "False slap, Carol"},
+           {"t": 9.0, **snap}]
+    assert said_alike(want, got) == 1
+    assert said_alike(want, want) == 3 and said_alike(want, []) == 0
