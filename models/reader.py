@@ -607,6 +607,14 @@ class ReadingDetector:
             out[k], out[NONE] = confidence, 1.0 - confidence
         return out
 
+    def read_box(self, frame_bgr: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+        """The card the deck's pictures name in ``box`` (pixels of the camera's frame ``frame_bgr``) and how surely;
+        (None, 0) without a deck, or where they name none surely (:data:`BACK_MIN_CONF`)."""
+        if self.deck is None:
+            return None, 0.0
+        k, confidence = self._deck_read(frame_bgr, box, (0.0, 0.0))
+        return (FACES[k], confidence) if k >= 0 and confidence >= BACK_MIN_CONF else (None, 0.0)
+
     def _deck_read(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> tuple[int, float]:
         """The deck's read of ``box`` (crop pixels at ``origin``), weighing the cards :attr:`expect` says may lie
         there: :func:`models.deckmatch.deck_read`."""

@@ -573,3 +573,52 @@ def test_a_card_taken_from_a_pai_jie_row_went_to_the_arm_over_it() -> None:
     w._removed(RemoveSeen(0.4, "row:H", "QH", 12), box=box)
     taken = {ev.card: ev.player for _, _, ev, _ in w._pending}
     assert taken == {"JH": "C", "QH": None}
+
+
+def test_a_card_the_detector_leaves_unboxed_on_a_pai_jie_row_is_read_by_the_deck() -> None:
+    """PJ-3: the detector leaves some cards on the rows unboxed for seconds (rendered Pai Jie s11's QS lying alone, a
+    striped court; s12's 5S, the third of three overlapping spades: the chain of turns broke there). Where a row
+    differs from the bare row of the first frame outside every box, with no hand in the look, the deck's pictures
+    read a card-sized box there; a hand in the look, or nothing the pictures name, adds nothing."""
+    sc = make_script("paijie", 3, 3, 5.0)
+    row = sc.layout.zones["row:H"].polygon
+    (x0, y0), y1 = row.min(0), row.max(0)[1]
+    seen = (x0 + 40, y0 + 5, x0 + 115, y1 - 5)  # a card the detector boxes: its size is a card's
+    unseen = (x0 + 300, y0 + 5, x0 + 375, y1 - 5)  # one it leaves unboxed
+    asked: list[tuple[float, float]] = []
+
+    class Rows(_Model):
+        hand = False
+
+        def __call__(self, crop: np.ndarray) -> Detections:
+            look = (self.look[0], self.look[1], self.look[0], self.look[1])
+            items = [("7H", 0.9, tuple(np.subtract(seen, look)))]
+            if self.hand:
+                items.append(("hand", 0.8, tuple(np.subtract((x0 + 250, y0, x0 + 450, y1 + 200), look))))
+            names, confs, boxes = zip(*items, strict=True)
+            return Detections(np.array(boxes, np.float32), np.array(confs, np.float32), np.zeros(len(items), np.int64),
+                              np.array(names))
+
+        def look_at(self, crop: tuple[int, int, int, int]) -> None:
+            self.look = crop
+
+        def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+            middle = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            asked.append(middle)
+            on_it = abs(middle[0] - (unseen[0] + unseen[2]) / 2) < 20 \
+                and abs(middle[1] - (unseen[1] + unseen[3]) / 2) < 20
+            return ("QH", 0.8) if on_it else (None, 0.0)
+
+    w = TableWatcher(sc.layout, "paijie", Rows(), 30.0)
+    width, height = sc.layout.frame_size
+    bare = np.full((height, width, 3), (40, 110, 60), np.uint8)
+    w.feed(0, 0.0, bare)
+    table = bare.copy()
+    for x_0, y_0, x_1, y_1 in (seen, unseen):
+        table[int(y_0):int(y_1), int(x_0):int(x_1)] = 235
+    w.feed(1, 1 / 30, table)
+    assert [n for _, n in w.boxes] == ["7H", "QH"]
+    w.detector.hand = True
+    asked.clear()
+    w.feed(2, 2 / 30, table)
+    assert not any(n == "QH" for _, n in w.boxes) and not asked

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from calibration.layout import Layout
@@ -91,6 +92,10 @@ FACES_PER_PILE = 4
 FACES_PER_ZONE = {"paijie": 13}
 #: games whose cards lie in overlapping rows: a face box as long as two cards is read at both ends
 ROWS_OF_CARDS = ("paijie",)
+#: a card no box covers on a row: a patch of at least UNBOXED_SHARE of a card's box where the row differs from the bare
+#: row by more than UNBOXED_GREY (any channel, 0-255)
+UNBOXED_GREY = 40
+UNBOXED_SHARE = 0.3
 #: an impact this loud (dB over the room's background) is a hand hitting the table; a card's tap is far softer (the
 #: rendered games: slaps 41-49 dB, taps 10-18 dB)
 SLAP_SOUND_DB = 30.0
@@ -194,6 +199,7 @@ class TableWatcher:
         self._raced: set[tuple[str, str]] = set()  # (zone, card) of cards confirmed together on one pile
         self._released_t = -float("inf")  # the latest time released: nothing found later may be dated before it
         self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
+        self._bare: np.ndarray | None = None  # the first frame: the rows of cards as they lay bare
         expect = {"spit": self._column_tops_over_centre, "paijie": self._suit_of_row}.get(self.game)
         if expect is not None and hasattr(self.detector, "expect"):  # a reader that weighs what the table shows
             self.detector.expect = expect
@@ -206,6 +212,8 @@ class TableWatcher:
     def feed(self, index: int, t: float, image: np.ndarray) -> list[Event]:
         """Look at one frame (BGR); returns the observations now final, in time order."""
         self.boxes = []
+        if self._bare is None and self.game in ROWS_OF_CARDS:
+            self._bare = image.copy()  # the table before the game: the rows bare
         if self._seek is not None:
             self._seek(t)
         self._arrivals(self.slapper.update(index, t, image))
@@ -233,6 +241,8 @@ class TableWatcher:
             if len(d):
                 d = Detections(d.xyxy + np.array([x0, y0, x0, y0], np.float32), d.confidence, d.class_id,
                                d.class_name)
+            if self.game in ROWS_OF_CARDS and hasattr(self.detector, "read_box"):
+                d = self._unboxed_cards(image, d, members)
             self.boxes += [(tuple(float(v) for v in b), str(n)) for b, n in zip(d.xyxy, d.class_name, strict=True)]
             for tr, wanted in zip(members, wants, strict=True):
                 if not wanted:
@@ -322,6 +332,49 @@ class TableWatcher:
         look-alike courts, the one of the row's suit; the reader confuses a court's suit more than its rank)."""
         row = self._zone_under(box, [z for z in self.layout.zones if z.startswith("row:")])
         return set() if row is None else {c for c in STANDARD_DECK if c.endswith(row[-1])}
+
+    def _unboxed_cards(self, image: np.ndarray, d: Detections, members: Sequence[Any]) -> Detections:
+        """A row of cards (a Pai Jie suit row): a card no box covers, read against the deck's pictures and added to
+        ``d`` (frame pixels). The detector leaves some cards unboxed for seconds (rendered Pai Jie s11: QS lying alone
+        and JC over the end of 10C, striped courts; s12: 5S, the third of three overlapping spades). A card is a patch,
+        as large as :data:`UNBOXED_SHARE` of a card, where the row differs from the bare row of the first frame,
+        outside every box, with no hand in the look; it is read at a card-sized box around it (the deck's search finds
+        the card's pose) and kept where the pictures name it surely."""
+        faces = [b for b, n in zip(d.xyxy, d.class_name, strict=True) if n not in ("back", "hand")]
+        if not faces or self._bare is None or any(n == "hand" for n in d.class_name):
+            return d  # no card size to go by, or a hand over the table
+        w = float(np.median([b[2] - b[0] for b in faces]))
+        h = float(np.median([b[3] - b[1] for b in faces]))
+        found: list[tuple[np.ndarray, float, str]] = []
+        for tr in members:
+            if not tr.zone.name.startswith("row:"):
+                continue
+            (zx0, zy0), (zx1, zy1) = np.maximum(tr.zone.polygon.min(0), 0).astype(int), \
+                tr.zone.polygon.max(0).astype(int)
+            now, bare = image[zy0:zy1, zx0:zx1], self._bare[zy0:zy1, zx0:zx1]
+            if now.size == 0:
+                continue
+            changed = (cv2.absdiff(now, bare).max(axis=2) > UNBOXED_GREY).astype(np.uint8)
+            for b in d.xyxy:  # what the boxes hold is read already
+                changed[max(0, int(b[1]) - zy0 - 3):max(0, int(b[3]) - zy0 + 3),
+                        max(0, int(b[0]) - zx0 - 3):max(0, int(b[2]) - zx0 + 3)] = 0
+            k = max(3, int(w / 4))
+            changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+            n, _, stats, centres = cv2.connectedComponentsWithStats(changed)
+            for j in range(1, n):
+                if stats[j, cv2.CC_STAT_AREA] < UNBOXED_SHARE * w * h:
+                    continue
+                cx, cy = centres[j][0] + zx0, centres[j][1] + zy0
+                box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
+                code, conf = self.detector.read_box(image, box)
+                if code is not None:
+                    found.append((box, conf, code))
+        if not found:
+            return d
+        return Detections(np.concatenate([d.xyxy, np.array([b for b, _, _ in found], np.float32)]),
+                          np.concatenate([d.confidence, np.array([c for _, c, _ in found], np.float32)]),
+                          np.concatenate([d.class_id, np.zeros(len(found), d.class_id.dtype)]),
+                          np.concatenate([d.class_name.astype(object), [c for _, _, c in found]]).astype(str))
 
     def _on_a_row(self, box: tuple[float, float, float, float]) -> bool:
         """Whether the middle of ``box`` (frame pixels) lies on a row of cards (a Pai Jie suit row)."""
