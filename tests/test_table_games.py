@@ -19,7 +19,7 @@ from tablecam.audit import AuditError, read_said
 from vision.audio import Onset
 from vision.batches import BatchWatcher
 from vision.tracking import CardSeen, PileTracker, RemoveSeen
-from vision.watcher import COLUMN_RETRY, TableWatcher
+from vision.watcher import COLUMN_RETRY, UNBOXED_MOST, TableWatcher
 
 ZONE = Zone("left", np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]))
 CROP = (60, 60, 380, 380)
@@ -622,3 +622,8 @@ def test_a_card_the_detector_leaves_unboxed_on_a_pai_jie_row_is_read_by_the_deck
     asked.clear()
     w.feed(2, 2 / 30, table)
     assert not any(n == "QH" for _, n in w.boxes) and not asked
+    w.detector.hand = False
+    for k in range(4):  # the light changes in patches along the row: the largest few are read, not every one
+        table[int(y0) + 5:int(y1) - 5, int(x0) + 130 + 90 * k:int(x0) + 200 + 90 * k] = 200
+    w.feed(3, 3 / 30, table)
+    assert len(asked) == UNBOXED_MOST

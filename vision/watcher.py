@@ -96,6 +96,7 @@ ROWS_OF_CARDS = ("paijie",)
 #: row by more than UNBOXED_GREY (any channel, 0-255)
 UNBOXED_GREY = 40
 UNBOXED_SHARE = 0.3
+UNBOXED_MOST = 2  # patches read a row and look at most
 #: an impact this loud (dB over the room's background) is a hand hitting the table; a card's tap is far softer (the
 #: rendered games: slaps 41-49 dB, taps 10-18 dB)
 SLAP_SOUND_DB = 30.0
@@ -361,9 +362,9 @@ class TableWatcher:
             k = max(3, int(w / 4))
             changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
             n, _, stats, centres = cv2.connectedComponentsWithStats(changed)
-            for j in range(1, n):
-                if stats[j, cv2.CC_STAT_AREA] < UNBOXED_SHARE * w * h:
-                    continue
+            large = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= UNBOXED_SHARE * w * h]
+            # the largest few: a change of light over the whole table must not cost a read of every patch each look
+            for j in sorted(large, key=lambda j: -stats[j, cv2.CC_STAT_AREA])[:UNBOXED_MOST]:
                 cx, cy = centres[j][0] + zx0, centres[j][1] + zy0
                 box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
                 code, conf = self.detector.read_box(image, box)
