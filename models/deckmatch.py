@@ -86,7 +86,6 @@ class _Spectra:
     both every call: the full-resolution comparisons were half of every read."""
 
     def __init__(self, pictures: list[np.ndarray], view: tuple[int, int]) -> None:
-        self.view = view
         self.size = (cv2.getOptimalDFTSize(view[0]), cv2.getOptimalDFTSize(view[1]))
         self.tpl = pictures[0].shape[:2]
         self.pictures = pictures
@@ -153,13 +152,13 @@ class DeckMatcher:
         # the coarse searches compare grey pictures at half resolution (a sixth of the cost); colour is for the end
         self.half = np.stack([cv2.cvtColor(cv2.resize(f, half, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
                               for f in self.full])
-        # the pose is found with the deck's mean face inside a dark rim: a card is lighter than most tables, and its
-        # outline is what fixes its angle when its face has little on it (a two's two pips)
         # every window of a view against every grey picture is one product of two matrices (a hundred small
         # matchTemplate calls were a third of a Spit audit)
         self._half_rows = _unit_rows(self.half.reshape(len(self.half), -1))
         self._grids: dict[tuple, np.ndarray] = {}
         self._spectra: dict[tuple[int, ...], _Spectra] = {}
+        # the pose is found with the deck's mean face inside a dark rim: a card is lighter than most tables, and its
+        # outline is what fixes its angle when its face has little on it (a two's two pips)
         mean = self.half[: len(self.codes)].mean(0)
         rim = int(round(POSE_RIM_MM * half[0] / CARD_MM[0]))
         self.mean_half = np.ascontiguousarray(cv2.copyMakeBorder(mean, rim, rim, rim, rim, cv2.BORDER_CONSTANT,
@@ -303,9 +302,9 @@ class DeckMatcher:
                 y, x = np.unravel_index(int(score.argmax()), score.shape)
                 m, loc = float(score[y, x]), (int(x), int(y))
                 if m > best[k]:
-                        best[k], at[int(k)] = m, (j, win, loc)
-                        posed[int(k)] = (angle + d, self._centre_of(centre, angle + d, loc, half, PX_PER_MM,
-                                                                    self.full[j].shape[:2]))
+                    best[k], at[k] = m, (j, win, loc)
+                    posed[k] = (angle + d, self._centre_of(centre, angle + d, loc, half, PX_PER_MM,
+                                                           self.full[j].shape[:2]))
         self._tell_apart(best, at)
         k0 = int(best.argmax())
         if k0 in at and best[k0] >= MIN_MATCH:  # a failed read is not kept: its pose may be wrong (a box on part

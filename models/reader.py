@@ -508,9 +508,7 @@ class ReadingDetector:
                 faces = faces[nms(faces.xyxy, faces.confidence, self.merge_iou)[:self.max_faces]]
             source = np.arange(len(faces))  # the detector's box each face box read comes from
             if self.split_pairs is not None and len(faces):
-                ox, oy = origins[i] if origins is not None else (0.0, 0.0)
-                faces, source = _split_pairs(faces, lambda b, o=(ox, oy): self.split_pairs(
-                    (b[0] + o[0], b[1] + o[1], b[2] + o[0], b[3] + o[1])))
+                faces, source = _split_pairs(faces, self.split_pairs, origins[i] if origins is not None else (0.0, 0.0))
             backs = np.zeros(len(others), bool)
             if self.deck is not None:
                 backs = (others.class_name == "back") & (others.confidence < BACK_READ_BELOW) \
@@ -644,13 +642,16 @@ PAIR_LENGTH = 1.3
 CARD_RATIO = 88.0 / 63.0
 
 
-def _split_pairs(faces: Detections, where: Callable[[Any], bool]) -> tuple[Detections, np.ndarray]:
-    """Each face box ``where`` says may hold cards side by side and that holds two (:data:`PAIR_LENGTH`), as two
-    card-sized boxes at its two ends; and for each box, the index of the box it came from."""
+def _split_pairs(faces: Detections, where: Callable[[Any], bool], origin: tuple[float, float]
+                 ) -> tuple[Detections, np.ndarray]:
+    """Each face box (crop pixels, the crop's top-left corner at ``origin`` in the camera's frame) that ``where`` (a
+    box in frame pixels) says may hold cards side by side and that holds two (:data:`PAIR_LENGTH`), as two card-sized
+    boxes at its two ends; and for each box, the index of the box it came from."""
+    ox, oy = origin
     boxes, keep = [], []
     for k, (x0, y0, x1, y1) in enumerate(faces.xyxy.astype(np.float64)):
         w, h = x1 - x0, y1 - y0
-        if not where((x0, y0, x1, y1)):
+        if not where((x0 + ox, y0 + oy, x1 + ox, y1 + oy)):
             boxes.append((x0, y0, x1, y1))
             keep.append(k)
         elif w >= PAIR_LENGTH * h / CARD_RATIO:  # portrait cards along a row running across the image

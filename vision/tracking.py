@@ -288,8 +288,8 @@ class PileTracker:
         (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
         # a card back over the pile is a card on its way there (turned as it is played) or lying on it: not a pile
         # seen empty
-        back_over = any(n == "back" and _overlap((zx0, zy0, zx1, zy1), b)
-                        for b, n in zip(dets.xyxy, dets.class_name, strict=True))
+        backs = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "back"] if len(dets) else []
+        back_over = any(_overlap((zx0, zy0, zx1, zy1), b) for b in backs)
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
         hand_over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
         if hand_over:
@@ -319,7 +319,6 @@ class PileTracker:
             self._empty_runs = 0
             self._empty_since = None
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
-            backs = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "back"] if len(dets) else []
             there = looked | self._hidden_in_row(inside, backs)
             # a row's card not seen while something moves over its place: an arm the detector does not box may
             # hide it (rendered Pai Jie s12: a dark arm on a pink cloth hid 7C for half a second); it went once

@@ -160,6 +160,7 @@ class TableWatcher:
 
     def __post_init__(self) -> None:
         card_zones, slap_zones = zones_for(self.game, self.layout)
+        self._rows = [z for z in card_zones if z.startswith("row:")]  # rows of cards (Pai Jie's suit rows)
         side = int(getattr(self.detector, "imgsz", 320))  # no smaller than the model's input: never blown up
         size = self.layout.frame_size
         removals = self.game in ("speed", "spit", "paijie")  # (a Spit column's top that goes was played)
@@ -331,7 +332,7 @@ class TableWatcher:
     def _suit_of_row(self, box: tuple[float, float, float, float]) -> set[str]:
         """Pai Jie: a suit row holds cards of its suit (PJ-3): those, for a box whose middle lies on a row (of
         look-alike courts, the one of the row's suit; the reader confuses a court's suit more than its rank)."""
-        row = self._zone_under(box, [z for z in self.layout.zones if z.startswith("row:")])
+        row = self._zone_under(box, self._rows)
         return set() if row is None else {c for c in STANDARD_DECK if c.endswith(row[-1])}
 
     def _unboxed_cards(self, image: np.ndarray, d: Detections, members: Sequence[Any]) -> Detections:
@@ -379,7 +380,7 @@ class TableWatcher:
 
     def _on_a_row(self, box: tuple[float, float, float, float]) -> bool:
         """Whether the middle of ``box`` (frame pixels) lies on a row of cards (a Pai Jie suit row)."""
-        return self._zone_under(box, [z for z in self.layout.zones if z.startswith("row:")]) is not None
+        return self._zone_under(box, self._rows) is not None
 
     def _zone_under(self, box: tuple[float, float, float, float], names: Sequence[str]) -> str | None:
         """The first of the zones ``names`` that holds the middle of ``box`` (frame pixels), if any."""
