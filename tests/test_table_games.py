@@ -627,3 +627,41 @@ def test_a_card_the_detector_leaves_unboxed_on_a_pai_jie_row_is_read_by_the_deck
         table[int(y0) + 5:int(y1) - 5, int(x0) + 130 + 90 * k:int(x0) + 200 + 90 * k] = 200
     w.feed(3, 3 / 30, table)
     assert len(asked) == UNBOXED_MOST
+
+
+def test_a_card_unboxed_on_a_checked_cloth_is_found_where_the_dark_checks_were() -> None:
+    """PJ-3: a white card on a checked cloth differs from the bare row only where the dark checks were (rendered Pai
+    Jie s238's KC alone at the end of the clubs row: a patch a third of the size asked for, and the referee never
+    heard the illegal play it made). The checks are closed into one patch, and the card is read."""
+    sc = make_script("paijie", 3, 3, 5.0)
+    row = sc.layout.zones["row:H"].polygon
+    (x0, y0), y1 = row.min(0), row.max(0)[1]
+    seen = (x0 + 40, y0 + 5, x0 + 115, y1 - 5)
+    unseen = (x0 + 300, y0 + 5, x0 + 375, y1 - 5)
+    asked: list[tuple[float, float]] = []
+
+    class Rows(_Model):
+        def __call__(self, crop: np.ndarray) -> Detections:
+            box = np.subtract(seen, (self.look[0], self.look[1], self.look[0], self.look[1]))
+            return Detections(np.array([box], np.float32), np.array([0.9], np.float32), np.zeros(1, np.int64),
+                              np.array(["7H"]))
+
+        def look_at(self, crop: tuple[int, int, int, int]) -> None:
+            self.look = crop
+
+        def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+            asked.append(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
+            return "QH", 0.8
+
+    w = TableWatcher(sc.layout, "paijie", Rows(), 30.0)
+    width, height = sc.layout.frame_size
+    ys, xs = np.mgrid[0:height, 0:width]
+    checks = ((ys // 16 + xs // 16) % 2).astype(bool)  # 16 px checks: a card (75 px wide) covers four or five
+    bare = np.repeat(np.where(checks, 235, 90).astype(np.uint8)[..., None], 3, axis=2)
+    w.feed(0, 0.0, bare)
+    table = bare.copy()
+    for x_0, y_0, x_1, y_1 in (seen, unseen):
+        table[int(y_0):int(y_1), int(x_0):int(x_1)] = 235
+    w.feed(1, 1 / 30, table)
+    assert [n for _, n in w.boxes] == ["7H", "QH"]
+    assert len(asked) == 1 and abs(asked[0][0] - (unseen[0] + unseen[2]) / 2) < 12
