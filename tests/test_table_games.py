@@ -665,3 +665,6 @@ def test_a_card_unboxed_on_a_checked_cloth_is_found_where_the_dark_checks_were()
     w.feed(1, 1 / 30, table)
     assert [n for _, n in w.boxes] == ["7H", "QH"]
     assert len(asked) == 1 and abs(asked[0][0] - (unseen[0] + unseen[2]) / 2) < 12
+    # a row card the detector stops boxing is asked of the deck's pictures at its place, in the frame looked at
+    assert all(tr.still_lies == w._still_lies for tr in w.trackers if tr.row)
+    assert w._still_lies("QH", unseen) and not w._still_lies("KH", unseen)

@@ -485,3 +485,31 @@ def test_a_row_card_hidden_by_the_hand_laying_the_next_is_not_taken_back() -> No
             tr.remember(i, i / 30, img)
             tr.update(i, i / 30, dets(*seen))
         assert [r.card for r in tr.removed] == ([] if row else ["JC"])
+
+
+def test_a_row_card_the_detector_stops_boxing_is_not_gone_while_it_still_lies_there() -> None:
+    """PJ-3 / EVENTS.md ``remove``: the detector stops boxing some row cards for seconds while nothing touches them
+    (rendered Pai Jie s11: QS alone at the end of the spades row, "taken", then read again as JS: an illegal play
+    never made). A row card not boxed that still lies at its place (``still_lies``: the deck's pictures read it
+    there) is not gone; one that does not, is."""
+    qc, jc = ("QC", 0.9, (200.0, 150.0, 280.0, 260.0)), ("JC", 0.9, (120.0, 150.0, 195.0, 260.0))
+    def table(cards: tuple) -> np.ndarray:
+        img = np.full((480, 640, 3), 90, np.uint8)
+        for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
+            img[int(y0):int(y1), int(x0):int(x1)] = 240 - 60 * k
+        return img
+
+    for lies in (True, False):
+        asked: list[tuple[str, tuple]] = []
+
+        def still_lies(code: str, place: tuple, lies: bool = lies, asked: list = asked) -> bool:
+            asked.append((code, place))
+            return lies
+
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True, still_lies=still_lies)
+        for i, seen in enumerate([(qc,)] * 3 + [(qc, jc)] * 3 + [(qc,)] * 8):  # JC unboxed from the seventh look
+            tr.remember(i, i / 30, table((qc,) if i < 3 else (qc, jc)))
+            tr.update(i, i / 30, dets(*seen))
+        assert tr.stack == (["QC", "JC"] if lies else ["QC"])
+        assert [r.card for r in tr.removed] == ([] if lies else ["JC"])
+        assert asked and asked[0] == ("JC", jc[2])

@@ -21,7 +21,7 @@ there with no hand since are the detector missing it, and the pile is looked at 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -202,6 +202,9 @@ class PileTracker:
     #: :meth:`_hidden_in_row`
     row: bool = False
     _place: dict = field(default_factory=dict)  # code -> its smallest box read (the card alone, not boxed with another)
+    #: with ``row``: whether a card the detector did not box this look still lies at its place (code, the place in
+    #: frame pixels), asked of whoever can read the table there (the watcher, with the deck's pictures); None: unknown
+    still_lies: Callable[[str, tuple[float, float, float, float]], bool] | None = None
 
     def _watched(self, grey: np.ndarray) -> np.ndarray:
         """The part of the crop whose change calls for a look: the crop, or for a long thin zone in its square
@@ -320,6 +323,7 @@ class PileTracker:
             self._empty_since = None
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
             there = looked | self._hidden_in_row(inside, backs)
+            there |= self._still_in_row(there)
             # a row's card not seen while something moves over its place: an arm the detector does not box may
             # hide it (rendered Pai Jie s12: a dark arm on a pink cloth hid 7C for half a second); it went once
             # its place is seen bare and still
@@ -458,6 +462,15 @@ class PileTracker:
                     hidden.add(code)
                     break
         return hidden
+
+    def _still_in_row(self, seen: set[str]) -> set[str]:
+        """A row of cards with :attr:`still_lies`: the row's cards not ``seen`` this look that still lie at their
+        places. The detector stops boxing some cards on a row for seconds while nothing touches them (rendered Pai
+        Jie s11: QS, a striped court alone at the end of the spades row, unboxed from 13.7 s on, was taken as gone,
+        then read again as JS: an illegal play that was never made)."""
+        if not self.row or self.still_lies is None:
+            return set()
+        return {c for c in self.stack if c not in seen and c in self._place and self.still_lies(c, self._place[c])}
 
     def _push_top(self, code: str, t: float, shown: float) -> None:
         """``code``, confirmed at ``t``, is the new top from ``shown`` on. The codes the old top was misread as may

@@ -186,6 +186,10 @@ class TableWatcher:
         if hasattr(self.detector, "max_faces"):  # a look shared by several zones reads the faces of all of them
             most = max(len(members) for _, members in self.looks) * FACES_PER_ZONE.get(self.game, FACES_PER_PILE)
             self.detector.max_faces = max(self.detector.max_faces, most)
+        if self.game in ROWS_OF_CARDS and hasattr(self.detector, "read_box"):
+            for tr in self.trackers:
+                if tr.row:
+                    tr.still_lies = self._still_lies
         if self.game in ROWS_OF_CARDS and hasattr(self.detector, "split_pairs"):
             self.detector.split_pairs = self._on_a_row
         watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
@@ -202,6 +206,7 @@ class TableWatcher:
         self._released_t = -float("inf")  # the latest time released: nothing found later may be dated before it
         self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
         self._bare: np.ndarray | None = None  # the first frame: the rows of cards as they lay bare
+        self._image: np.ndarray | None = None  # the frame being looked at
         expect = {"spit": self._column_tops_over_centre, "paijie": self._suit_of_row}.get(self.game)
         if expect is not None and hasattr(self.detector, "expect"):  # a reader that weighs what the table shows
             self.detector.expect = expect
@@ -214,6 +219,7 @@ class TableWatcher:
     def feed(self, index: int, t: float, image: np.ndarray) -> list[Event]:
         """Look at one frame (BGR); returns the observations now final, in time order."""
         self.boxes = []
+        self._image = image  # (the frame the trackers' questions are about: :meth:`_still_lies`)
         if self._bare is None and self.game in ROWS_OF_CARDS:
             self._bare = image.copy()  # the table before the game: the rows bare
         if self._seek is not None:
@@ -381,6 +387,13 @@ class TableWatcher:
                           np.concatenate([d.confidence, np.array([c for _, c, _ in found], np.float32)]),
                           np.concatenate([d.class_id, np.zeros(len(found), d.class_id.dtype)]),
                           np.concatenate([d.class_name.astype(object), [c for _, _, c in found]]).astype(str))
+
+    def _still_lies(self, code: str, place: tuple[float, float, float, float]) -> bool:
+        """Whether the deck's pictures read ``code`` surely at ``place`` (frame pixels) in the frame being looked at."""
+        if self._image is None:
+            return False
+        read, _ = self.detector.read_box(self._image, np.asarray(place, np.float32))
+        return read == code
 
     def _on_a_row(self, box: tuple[float, float, float, float]) -> bool:
         """Whether the middle of ``box`` (frame pixels) lies on a row of cards (a Pai Jie suit row)."""
