@@ -513,3 +513,26 @@ def test_a_row_card_the_detector_stops_boxing_is_not_gone_while_it_still_lies_th
         assert tr.stack == (["QC", "JC"] if lies else ["QC"])
         assert [r.card for r in tr.removed] == ([] if lies else ["JC"])
         assert asked and asked[0] == ("JC", jc[2])
+
+
+def test_a_pai_jie_card_read_once_surely_and_covered_by_the_next_of_a_straight_lay_on_the_row() -> None:
+    """PJ-3 / PJ-6: a straight is laid card by card a few tenths of a second apart (rendered Pai Jie 4p s2: 8D read
+    once, then hidden by the hand laying 9D over its end): a card read once surely and covered by the next lay on the
+    row. Read once on the middle of a card already on the row, it is that card misread (s12: 7C read 8C once), not
+    a card."""
+    d7, d8, d9 = (("7D", 0.9, (110.0, 150.0, 180.0, 250.0)), ("8D", 0.9, (150.0, 150.0, 220.0, 250.0)),
+                  ("9D", 0.9, (190.0, 150.0, 260.0, 250.0)))
+    misread = ("8D", 0.9, (112.0, 151.0, 181.0, 249.0))
+    back = ("back", 0.8, (150.0, 140.0, 230.0, 260.0))
+    for once, stack in ((d8, ["7D", "8D", "9D"]), (misread, ["7D", "9D"])):
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True, carried=0.15,
+                         lay_once=0.85)
+        looks = [((d7,), (d7,))] * 3 + [((d7, once), (d7, once))] + [((d7, once), (d7, back))] * 2 \
+            + [((d7, once, d9), (d7, d9))] * 3
+        for i, (cards, seen) in enumerate(looks):
+            img = np.full((480, 640, 3), 90, np.uint8)
+            for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
+                img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
+            tr.remember(i, i / 30, img)
+            tr.update(i, i / 30, dets(*seen))
+        assert tr.stack == stack and tr.removed == []

@@ -513,6 +513,11 @@ class PileTracker:
         if code not in self._once or code not in self._read_where:
             return False
         box = self._read_where[code][1]
+        if self.row:  # read once on the middle of a card of the row: that card, misread (a card laid along a row
+            # covers the end of the last one, not its middle; rendered Pai Jie s12: 7C read 8C once under a hand)
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            if any(_overlap((cx, cy, cx, cy), _middle(self._place[c])) for c in self.stack if c in self._place):
+                return True
         return any(_box_shift(box, where[1]) <= SETTLED_SHARE for k, where in self._read_where.items() if k != code)
 
     def _dated_before(self, code: str, dated: list[tuple]) -> bool:
