@@ -536,3 +536,32 @@ def test_a_pai_jie_card_read_once_surely_and_covered_by_the_next_of_a_straight_l
             tr.remember(i, i / 30, img)
             tr.update(i, i / 30, dets(*seen))
         assert tr.stack == stack and tr.removed == []
+
+
+def test_a_pai_jie_card_taken_by_an_arm_the_detector_misses_is_gone_from_the_first_look_that_missed_it() -> None:
+    """PJ-10 / EVENTS.md ``remove``: a card taken from a zone goes into a hand, and the detector misses some arms
+    (rendered Pai Jie 4p s2: RJ taken back from the centre; the centre lay bare for two seconds and RJ "stayed", so RJ
+    laid there again was never seen). Something moving over the zone is a hand too: the zone then seen bare and
+    still lost its card, dated from the first look that missed it."""
+    rj = ("RJ", 0.9, (150.0, 150.0, 220.0, 250.0))
+
+    def table(i: int, card: bool, arm: bool) -> np.ndarray:
+        img = np.full((480, 640, 3), 90, np.uint8)
+        if card:
+            img[150:250, 150:220] = 230
+        if arm:  # a dark arm sweeping over the zone, one the detector does not box
+            x = 120 + 15 * (i % 5)
+            img[100:300, x:x + 70] = 40
+        return img
+
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, emptied_is_removal=True)
+    i = 0
+    for card, arm, n in [(True, False, 4), (False, True, 5), (False, False, 8)]:
+        if not card and arm:
+            first_missed = i / 30
+        for _ in range(n):
+            tr.remember(i, i / 30, table(i, card, arm))
+            tr.update(i, i / 30, dets(rj) if card else dets())
+            i += 1
+    assert [r.card for r in tr.removed] == ["RJ"] and tr.removed[0].t == pytest.approx(first_missed)
+    assert tr.stack == []

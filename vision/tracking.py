@@ -295,13 +295,17 @@ class PileTracker:
         back_over = any(_overlap((zx0, zy0, zx1, zy1), b) for b in backs)
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
         hand_over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
-        if hand_over:
+        # where a card taken is a card gone into a hand (Pai Jie), something moving over the zone is a hand too: the
+        # detector misses some (rendered Pai Jie 4p s2: RJ taken back from the centre by an arm never boxed; the
+        # centre lay bare for two seconds and RJ stayed, so RJ laid there again was never seen)
+        zone_stirred = self.emptied_is_removal and self._moving()
+        if hand_over or zone_stirred:
             self._hand_since_seen = True
         elif on_pile:
             self._hand_since_seen = False
         # a pile goes only in a hand: one not seen with no hand over it since it last showed is still there (the
-        # detector missed it)
-        blank = not on_pile and not hand_boxes and not back_over
+        # detector missed it); nor is a pile seen empty while something moves over it
+        blank = not on_pile and not hand_boxes and not back_over and not zone_stirred
         self._blank_looks = self._blank_looks + 1 if blank else 0
         if blank and (self._hand_since_seen or not self.history):
             self._empty_runs += 1
@@ -320,7 +324,10 @@ class PileTracker:
                 self._settled.clear()
         else:
             self._empty_runs = 0
-            self._empty_since = None
+            if on_pile or not self.emptied_is_removal:
+                self._empty_since = None
+            elif self._empty_since is None:  # a card gone into a hand went when a look first missed it (the hand
+                self._empty_since = (t, index)  # over it then, or moving there)
         if self.removals:  # a hand over the pile itself (not one anywhere in the crop) may hide its top
             there = looked | self._hidden_in_row(inside, backs)
             there |= self._still_in_row(there)
