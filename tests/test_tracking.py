@@ -22,6 +22,17 @@ def dets(*items: tuple[str, float, tuple[float, float, float, float]]) -> Detect
                       np.array(names))
 
 
+def _feed_looks(tr: PileTracker, looks: list[tuple[tuple, tuple]]) -> None:
+    """One look a frame for each (the cards lying on the table, what the detector sees): each card painted a shade
+    darker than the one it was laid after."""
+    for i, (cards, seen) in enumerate(looks):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
+            img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
+        tr.remember(i, i / 30, img)
+        tr.update(i, i / 30, dets(*seen))
+
+
 def frame_with(card: bool, hand: bool = False) -> np.ndarray:
     """A grey table; a white card (with a dark mark) in the zone; optionally a hand over part of it."""
     img = np.full((480, 640, 3), 90, np.uint8)
@@ -478,12 +489,7 @@ def test_a_row_card_hidden_by_the_hand_laying_the_next_is_not_taken_back() -> No
         tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=row)
         looks = [((qc,), (qc,))] * 3 + [((qc, jc), (qc, jc))] * 3 + [((qc, jc), (hand,))] * 6 \
             + [((qc, jc, kc), (kc, hand))] * 3 + [((qc, jc, kc), (jc, kc))] * 3
-        for i, (cards, seen) in enumerate(looks):
-            img = np.full((480, 640, 3), 90, np.uint8)
-            for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
-                img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
-            tr.remember(i, i / 30, img)
-            tr.update(i, i / 30, dets(*seen))
+        _feed_looks(tr, looks)
         assert [r.card for r in tr.removed] == ([] if row else ["JC"])
 
 
@@ -493,12 +499,6 @@ def test_a_row_card_the_detector_stops_boxing_is_not_gone_while_it_still_lies_th
     never made). A row card not boxed that still lies at its place (``still_lies``: the deck's pictures read it
     there) is not gone; one that does not, is."""
     qc, jc = ("QC", 0.9, (200.0, 150.0, 280.0, 260.0)), ("JC", 0.9, (120.0, 150.0, 195.0, 260.0))
-    def table(cards: tuple) -> np.ndarray:
-        img = np.full((480, 640, 3), 90, np.uint8)
-        for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
-            img[int(y0):int(y1), int(x0):int(x1)] = 240 - 60 * k
-        return img
-
     for lies in (True, False):
         asked: list[tuple[str, tuple]] = []
 
@@ -507,9 +507,8 @@ def test_a_row_card_the_detector_stops_boxing_is_not_gone_while_it_still_lies_th
             return lies
 
         tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True, still_lies=still_lies)
-        for i, seen in enumerate([(qc,)] * 3 + [(qc, jc)] * 3 + [(qc,)] * 8):  # JC unboxed from the seventh look
-            tr.remember(i, i / 30, table((qc,) if i < 3 else (qc, jc)))
-            tr.update(i, i / 30, dets(*seen))
+        # JC unboxed from the seventh look
+        _feed_looks(tr, [((qc,), (qc,))] * 3 + [((qc, jc), (qc, jc))] * 3 + [((qc, jc), (qc,))] * 8)
         assert tr.stack == (["QC", "JC"] if lies else ["QC"])
         assert [r.card for r in tr.removed] == ([] if lies else ["JC"])
         assert asked and asked[0] == ("JC", jc[2])
@@ -529,12 +528,7 @@ def test_a_pai_jie_card_read_once_surely_and_covered_by_the_next_of_a_straight_l
                          lay_once=0.85)
         looks = [((d7,), (d7,))] * 3 + [((d7, once), (d7, once))] + [((d7, once), (d7, back))] * 2 \
             + [((d7, once, d9), (d7, d9))] * 3
-        for i, (cards, seen) in enumerate(looks):
-            img = np.full((480, 640, 3), 90, np.uint8)
-            for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
-                img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
-            tr.remember(i, i / 30, img)
-            tr.update(i, i / 30, dets(*seen))
+        _feed_looks(tr, looks)
         assert tr.stack == stack and tr.removed == []
 
 
