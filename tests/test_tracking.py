@@ -559,32 +559,3 @@ def test_a_pai_jie_card_taken_by_an_arm_the_detector_misses_is_gone_from_the_fir
             i += 1
     assert [r.card for r in tr.removed] == ["RJ"] and tr.removed[0].t == pytest.approx(first_missed)
     assert tr.stack == []
-
-
-def test_a_card_read_once_where_another_lay_is_dated_from_when_it_landed_not_taken_for_that_card() -> None:
-    """SP-9 / EVENTS.md ``card``: the top read once as the card about to land on it (rendered Speed s12: KS read QS at
-    1.27 s; QS landed there at 1.6 s). Dated from that first read, back to when KS showed, QS was taken for KS misread
-    and never played. A look that read the card where the middle of its box looked quite unlike now read another
-    card: QS is dated from when it landed."""
-    ks, qs = ("KS", 0.9, (150.0, 150.0, 220.0, 250.0)), ("QS", 0.9, (152.0, 151.0, 221.0, 250.0))
-    ks_as_qs = ("QS", 0.9, ks[2])
-    back = ("back", 0.8, (140.0, 140.0, 230.0, 260.0))
-
-    def table(shade: int, back_over: bool) -> np.ndarray:
-        img = np.full((480, 640, 3), 90, np.uint8)
-        img[150:250, 150:220] = shade
-        if back_over:
-            img[140:260, 140:230] = 60
-        return img
-
-    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, lay_once=0.85, races=True)
-    looks = [(230, False, (ks,))] * 3 + [(230, False, (ks_as_qs,))] + [(230, False, (ks,))] \
-        + [(230, True, (back,))] * 3 + [(170, False, (qs,))] * 3
-    landed = None
-    for i, (shade, over, seen) in enumerate(looks):
-        tr.remember(i, i / 30, table(shade, over))
-        tr.update(i, i / 30, dets(*seen))
-        if landed is None and shade == 170:
-            landed = i / 30
-    assert tr.stack == ["KS", "QS"] and tr._seen_at["QS"] >= tr._seen_at["KS"]
-    assert tr._top_t == pytest.approx(landed)

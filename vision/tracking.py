@@ -120,10 +120,6 @@ def _middle(box: Any) -> tuple[float, float, float, float]:
 STILL_FRAMES = 3
 MOVED_GREY = 25
 MOVED_SHARE = 0.003
-#: the middle of a card's box differs by this much (mean grey level, 0-255) between a look that read it and the look
-#: that confirms it: the earlier look read another card there (a card and the next laid on it: 72; one card lying
-#: still under a moving shadow: 9)
-OTHER_GREY = 30.0
 #: a row's card is boxed with its neighbour when a box read as another card covers this share of its place and is
 #: this much larger (two overlapping cards' box; the neighbour alone, left whole when a card is taken, is no larger)
 MERGED_COVER = 0.7
@@ -403,9 +399,6 @@ class PileTracker:
         # since when a card's middle has shown as it did in the first look that read it: by the look that confirms
         # it a hand may be coming over it (a slap), and a card covered a frame later by another (a race) was
         # read by an earlier look
-        if self.carried is not None:
-            for _, nx, bx in found:
-                self._forget_reads_of_another(nx, bx)
         dated = sorted(((self._dated(nx, bx, t), k, cx, nx, bx) for k, (cx, nx, bx) in enumerate(found)),
                        key=lambda x: (x[0], x[1]))
         t_best = next(d[0] for d in dated if d[1] == 0)
@@ -626,26 +619,6 @@ class PileTracker:
         read = self._first_read.pop(code, shown)
         self._read_where.pop(code, None)
         return read if shown - READ_BOUND_S <= read < shown else shown
-
-    def _forget_reads_of_another(self, code: str, box: Any) -> None:
-        """``code``, read in this look at ``box``, is being confirmed: its first looks that read it are forgotten
-        where the middle of ``box`` looked quite unlike now (:data:`OTHER_GREY`): they read another card there as
-        ``code`` (the top misread, a card carried over the pile). Rendered Speed s12: KS read QS once at 1.27 s; QS
-        laid there at 1.6 s was dated from 1.27 s, back to when KS showed, and taken for KS misread."""
-        if not self._frames:
-            return
-        x0, y0 = self.crop[0], self.crop[1]
-        mx0, my0, mx1, my1 = _middle(box)
-        part = (slice(max(0, int(my0 - y0)), max(1, int(my1 - y0))),
-                slice(max(0, int(mx0 - x0)), max(1, int(mx1 - x0))))
-        now = self._frames[-1][2][part].astype(np.int16)
-        for t_ref in (self._first_look.get(code), self._first_read.get(code)):
-            then = next((g for _, tf, g in self._frames if t_ref is not None and abs(tf - t_ref) < 1e-6), None)
-            if then is not None and now.size and float(np.abs(then[part].astype(np.int16) - now).mean()) > OTHER_GREY:
-                self._first_look.pop(code, None)
-                self._first_read.pop(code, None)
-                self._read_where.pop(code, None)
-                return
 
     def first_seen(self, box: tuple[float, float, float, float], t_ref: float) -> float:
         """The earliest kept frame from which the card's area (the middle of its box) looked as it did at ``t_ref``
