@@ -5,6 +5,7 @@ their backs and the batch turned up (CH-2, CH-4), and what was said, merged into
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -575,32 +576,58 @@ def test_a_card_taken_from_a_pai_jie_row_went_to_the_arm_over_it() -> None:
     assert taken == {"JH": "C", "QH": None}
 
 
+class _RowLook(_Model):
+    """A detector that boxes one card (``seen``, frame pixels) in whatever crop of the frame it is given."""
+
+    def __init__(self, seen: tuple[float, float, float, float]) -> None:
+        self.seen = seen
+
+    def look_at(self, crop: tuple[int, int, int, int]) -> None:
+        self.look = crop
+
+    def items(self) -> list[tuple[str, float, tuple]]:
+        return [("7H", 0.9, tuple(np.subtract(self.seen, (self.look[0], self.look[1], self.look[0], self.look[1]))))]
+
+    def __call__(self, crop: np.ndarray) -> Detections:
+        names, confs, boxes = zip(*self.items(), strict=True)
+        return Detections(np.array(boxes, np.float32), np.array(confs, np.float32), np.zeros(len(names), np.int64),
+                          np.array(names))
+
+
+def _hearts_row(sc: Any) -> tuple[float, float, float, tuple, tuple]:
+    """A Pai Jie layout's hearts row (x0, y0, y1) and two card places on it: one the detector boxes (its size is a
+    card's), and one it leaves unboxed."""
+    row = sc.layout.zones["row:H"].polygon
+    (x0, y0), y1 = row.min(0), row.max(0)[1]
+    return x0, y0, y1, (x0 + 40, y0 + 5, x0 + 115, y1 - 5), (x0 + 300, y0 + 5, x0 + 375, y1 - 5)
+
+
+def _lay_on_bare_rows(w: TableWatcher, bare: np.ndarray, cards: tuple) -> np.ndarray:
+    """The watcher shown the bare table, then the table with white ``cards`` (frame pixels) laid on it: returned."""
+    w.feed(0, 0.0, bare)
+    table = bare.copy()
+    for x_0, y_0, x_1, y_1 in cards:
+        table[int(y_0):int(y_1), int(x_0):int(x_1)] = 235
+    w.feed(1, 1 / 30, table)
+    return table
+
+
 def test_a_card_the_detector_leaves_unboxed_on_a_pai_jie_row_is_read_by_the_deck() -> None:
     """PJ-3: the detector leaves some cards on the rows unboxed for seconds (rendered Pai Jie s11's QS lying alone, a
     striped court; s12's 5S, the third of three overlapping spades: the chain of turns broke there). Where a row
     differs from the bare row of the first frame outside every box, with no hand in the look, the deck's pictures
     read a card-sized box there; a hand in the look, or nothing the pictures name, adds nothing."""
     sc = make_script("paijie", 3, 3, 5.0)
-    row = sc.layout.zones["row:H"].polygon
-    (x0, y0), y1 = row.min(0), row.max(0)[1]
-    seen = (x0 + 40, y0 + 5, x0 + 115, y1 - 5)  # a card the detector boxes: its size is a card's
-    unseen = (x0 + 300, y0 + 5, x0 + 375, y1 - 5)  # one it leaves unboxed
+    x0, y0, y1, seen, unseen = _hearts_row(sc)
     asked: list[tuple[float, float]] = []
 
-    class Rows(_Model):
+    class Rows(_RowLook):
         hand = False
 
-        def __call__(self, crop: np.ndarray) -> Detections:
+        def items(self) -> list[tuple[str, float, tuple]]:
             look = (self.look[0], self.look[1], self.look[0], self.look[1])
-            items = [("7H", 0.9, tuple(np.subtract(seen, look)))]
-            if self.hand:
-                items.append(("hand", 0.8, tuple(np.subtract((x0 + 250, y0, x0 + 450, y1 + 200), look))))
-            names, confs, boxes = zip(*items, strict=True)
-            return Detections(np.array(boxes, np.float32), np.array(confs, np.float32), np.zeros(len(items), np.int64),
-                              np.array(names))
-
-        def look_at(self, crop: tuple[int, int, int, int]) -> None:
-            self.look = crop
+            hand = [("hand", 0.8, tuple(np.subtract((x0 + 250, y0, x0 + 450, y1 + 200), look)))] if self.hand else []
+            return super().items() + hand
 
         def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
             middle = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
@@ -609,14 +636,9 @@ def test_a_card_the_detector_leaves_unboxed_on_a_pai_jie_row_is_read_by_the_deck
                 and abs(middle[1] - (unseen[1] + unseen[3]) / 2) < 20
             return ("QH", 0.8) if on_it else (None, 0.0)
 
-    w = TableWatcher(sc.layout, "paijie", Rows(), 30.0)
+    w = TableWatcher(sc.layout, "paijie", Rows(seen), 30.0)
     width, height = sc.layout.frame_size
-    bare = np.full((height, width, 3), (40, 110, 60), np.uint8)
-    w.feed(0, 0.0, bare)
-    table = bare.copy()
-    for x_0, y_0, x_1, y_1 in (seen, unseen):
-        table[int(y_0):int(y_1), int(x_0):int(x_1)] = 235
-    w.feed(1, 1 / 30, table)
+    table = _lay_on_bare_rows(w, np.full((height, width, 3), (40, 110, 60), np.uint8), (seen, unseen))
     assert [n for _, n in w.boxes] == ["7H", "QH"]
     w.detector.hand = True
     asked.clear()
@@ -634,35 +656,19 @@ def test_a_card_unboxed_on_a_checked_cloth_is_found_where_the_dark_checks_were()
     Jie s238's KC alone at the end of the clubs row: a patch a third of the size asked for, and the referee never
     heard the illegal play it made). The checks are closed into one patch, and the card is read."""
     sc = make_script("paijie", 3, 3, 5.0)
-    row = sc.layout.zones["row:H"].polygon
-    (x0, y0), y1 = row.min(0), row.max(0)[1]
-    seen = (x0 + 40, y0 + 5, x0 + 115, y1 - 5)
-    unseen = (x0 + 300, y0 + 5, x0 + 375, y1 - 5)
+    _, _, _, seen, unseen = _hearts_row(sc)
     asked: list[tuple[float, float]] = []
 
-    class Rows(_Model):
-        def __call__(self, crop: np.ndarray) -> Detections:
-            box = np.subtract(seen, (self.look[0], self.look[1], self.look[0], self.look[1]))
-            return Detections(np.array([box], np.float32), np.array([0.9], np.float32), np.zeros(1, np.int64),
-                              np.array(["7H"]))
-
-        def look_at(self, crop: tuple[int, int, int, int]) -> None:
-            self.look = crop
-
+    class Rows(_RowLook):
         def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
             asked.append(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
             return "QH", 0.8
 
-    w = TableWatcher(sc.layout, "paijie", Rows(), 30.0)
+    w = TableWatcher(sc.layout, "paijie", Rows(seen), 30.0)
     width, height = sc.layout.frame_size
     ys, xs = np.mgrid[0:height, 0:width]
     checks = ((ys // 16 + xs // 16) % 2).astype(bool)  # 16 px checks: a card (75 px wide) covers four or five
-    bare = np.repeat(np.where(checks, 235, 90).astype(np.uint8)[..., None], 3, axis=2)
-    w.feed(0, 0.0, bare)
-    table = bare.copy()
-    for x_0, y_0, x_1, y_1 in (seen, unseen):
-        table[int(y_0):int(y_1), int(x_0):int(x_1)] = 235
-    w.feed(1, 1 / 30, table)
+    _lay_on_bare_rows(w, np.repeat(np.where(checks, 235, 90).astype(np.uint8)[..., None], 3, axis=2), (seen, unseen))
     assert [n for _, n in w.boxes] == ["7H", "QH"]
     assert len(asked) == 1 and abs(asked[0][0] - (unseen[0] + unseen[2]) / 2) < 12
     # a row card the detector stops boxing is asked of the deck's pictures at its place, in the frame looked at
