@@ -90,10 +90,10 @@ def test_every_slap_found_by_its_player_none_invented_video_within_a_frame(game:
     assert len(found) == len(game.script.slaps)  # 15 cards were dealt by hand: none became a slap
     errors = np.array([f.t - t for (t, _, _), f in pairs])
     assert np.median(np.abs(errors)) < FRAME / 2
-    # measured: 9 of these 11 within a frame; a hand landing on a hand already there is seen up to two frames
-    # early (its edge meets the first hand's fingers): the audio times those
-    assert np.mean(np.abs(errors) <= FRAME) >= 0.8
-    assert np.max(np.abs(errors)) <= 2.5 * FRAME
+    # every one within a frame: a hand landing on a hand already there is seen up to two frames early (its edge
+    # meets the first hand's fingers), but its wrist still moves, and it is timed part of the way to its last move
+    # (9 of these 11 were within a frame when the first frame seen down was taken)
+    assert np.max(np.abs(errors)) <= FRAME
 
 
 def test_audio_times_contacts_to_the_millisecond(game: RenderedGame) -> None:
@@ -132,7 +132,7 @@ def test_two_hands_30ms_apart_timed_by_audio_and_ruled_as_the_frames_allow(pair:
     assert all(s.source == "audio+video" for s in race)
     assert all(abs(a - b) < 0.002 for a, b in zip(sorted(s.t for s in race), [t1, t2], strict=True))
     kinds = {v["kind"]: v for v in _referee_with(pair, found)}
-    if abs(race[0].t_video - race[1].t_video) < 1 / FPS / 3:  # one frame for both: whose sound is whose?
+    if abs(race[0].t_frame - race[1].t_frame) < 1 / FPS / 3:  # one frame for both: whose sound is whose?
         assert "unresolved_tie" in kinds and "slap_won" not in kinds
     else:
         assert [s.player for s in race] == [p1, p2] and kinds["slap_won"]["player"] == p1
