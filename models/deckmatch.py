@@ -383,12 +383,16 @@ class DeckMatcher:
         return None
 
 
-def deck_read(match: np.ndarray, expected: Collection[int] = ()) -> tuple[int, float]:
+def deck_read(match: np.ndarray, expected: Collection[int] = (), elsewhere: Collection[int] = ()
+              ) -> tuple[int, float]:
     """(class id in :data:`models.classes.FACES`, or -1 for no read; confidence) from the deck's matches (-1..1 per
     face, :meth:`DeckMatcher.scores`). A best match under :data:`MIN_MATCH` is no read. The confidence grows with
     the match: 0.5 at :data:`MIN_MATCH`, 0.9 from 0.7 on. ``expected``: cards the table says may be there (a Spit
     card played on a centre pile is a column's top): of those matching within :data:`CLOSE` of the best (look-alike
-    courts, which their pictures barely tell apart at a webcam's resolution), the best is the read.
+    courts, which their pictures barely tell apart at a webcam's resolution), the best is the read. ``elsewhere``:
+    cards the table shows in another place, where a card stays once laid (one deck: a Snap pile's cards until it is
+    taken): when the best is one of those, the best of the others within :data:`CLOSE` of it is the read (rendered
+    Snap s238: 2C laid on C while 2S lay on A, its look-alike, read 2S: no snap).
 
     The card reader is not asked to settle close matches: on rendered Snap (seed 238, 129 landed cards, jittered
     true boxes) the deck alone read 114 right, the card reader 101, and the reader choosing among matches within
@@ -398,4 +402,7 @@ def deck_read(match: np.ndarray, expected: Collection[int] = ()) -> tuple[int, f
         return -1, 0.0
     near = [k for k in expected if match[k] >= top - CLOSE]
     best = max(near, key=lambda k: float(match[k])) if near else int(match.argmax())
+    if best in elsewhere:
+        here = [k for k in np.flatnonzero(match >= top - CLOSE) if k not in elsewhere]
+        best = max(here, key=lambda k: float(match[k])) if here else best
     return int(best), float(np.clip(0.5 + (top - MIN_MATCH) * (0.4 / 0.3), 0.5, 0.9))

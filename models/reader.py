@@ -454,6 +454,9 @@ class ReadingDetector:
     #: the cards the table says may lie in a box (camera-frame pixels), if any: of the deck's look-alike matches, one
     #: of these is the read (:func:`models.deckmatch.deck_read`); set by whoever watches the table
     expect: Callable[[tuple[float, float, float, float]], Collection[str]] | None = None
+    #: the cards the table shows in another place than a box (camera-frame pixels), where cards stay once laid: of the
+    #: deck's look-alike matches, not one of these (:func:`models.deckmatch.deck_read`); set by whoever watches it
+    elsewhere: Callable[[tuple[float, float, float, float]], Collection[str]] | None = None
     #: the face boxes (camera-frame pixels) whose two ends are read, where a box is as long as two cards side by side
     #: (:func:`_split_pairs`): cards laid overlapping along a row (a Pai Jie suit row), which the detector boxes as
     #: one and read as the card under the other; set by whoever watches the table
@@ -617,11 +620,16 @@ class ReadingDetector:
         """The deck's read of ``box`` (crop pixels at ``origin``), weighing the cards :attr:`expect` says may lie
         there: :func:`models.deckmatch.deck_read`."""
         expected: list[str] = []
+        elsewhere: list[str] = []
+        x0, y0, x1, y1 = (float(v) for v in box)
+        ox, oy = origin
+        framed = (x0 + ox, y0 + oy, x1 + ox, y1 + oy)
         if self.expect is not None:
-            x0, y0, x1, y1 = (float(v) for v in box)
-            ox, oy = origin
-            expected = [c for c in self.expect((x0 + ox, y0 + oy, x1 + ox, y1 + oy)) if c in FACES]
-        return deck_read(self.deck.scores(frame_bgr, box, origin, expected), [FACES.index(c) for c in expected])
+            expected = [c for c in self.expect(framed) if c in FACES]
+        if self.elsewhere is not None:
+            elsewhere = [c for c in self.elsewhere(framed) if c in FACES]
+        return deck_read(self.deck.scores(frame_bgr, box, origin, expected), [FACES.index(c) for c in expected],
+                         [FACES.index(c) for c in elsewhere])
 
     def _back_with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> np.ndarray:
         """A back's probabilities: the face the deck's pictures name from :data:`BACK_MIN_CONF` on, else ``none``

@@ -272,6 +272,20 @@ def test_of_look_alike_matches_the_card_the_table_expects_is_read() -> None:
     assert deck_read(match, [FACES.index("QD")]) == (-1, 0.0)
 
 
+def test_of_look_alike_matches_not_the_card_face_up_on_another_pile() -> None:
+    """SN-1: one deck, and a Snap pile's cards stay on it until it is taken: a card face up on pile A is not the one
+    just laid on pile C. Of the matches within ``CLOSE`` of the best (rendered Snap s238: 2C laid on C while its
+    look-alike 2S lay on A, read 2S), the best of the others is the read; none near: the best stands."""
+    match = np.full(len(FACES), 0.2)
+    for code, score in (("2S", 0.702), ("2C", 0.690), ("3S", 0.55)):
+        match[FACES.index(code)] = score
+    assert FACES[deck_read(match)[0]] == "2S"
+    assert FACES[deck_read(match, elsewhere=[FACES.index("2S")])[0]] == "2C"
+    assert deck_read(match, elsewhere=[FACES.index("2S")])[1] == deck_read(match)[1]
+    assert FACES[deck_read(match, elsewhere=[FACES.index("2C")])[0]] == "2S"  # only the best is questioned
+    assert FACES[deck_read(match, elsewhere=[FACES.index("2S"), FACES.index("2C")])[0]] == "2S"  # 3S is far off
+
+
 def test_the_batched_comparisons_give_what_match_template_gives_one_by_one(deck) -> None:
     """The matcher compares many pictures with one view at once (a matrix product at half resolution, shared
     spectra in colour, one remap for all the pose's angles): the scores and places must be those of

@@ -448,6 +448,25 @@ def test_a_spit_reader_expects_the_column_tops_on_the_centre_piles_only() -> Non
     assert TableWatcher(sc.layout, "speed", Expecting(), 30.0).detector.expect is None
 
 
+def test_a_snap_reader_is_told_the_cards_face_up_on_the_other_piles() -> None:
+    """SN-1: a card face up on one Snap pile is on no other until its pile is taken: the reader is told the cards
+    confirmed on the piles other than the one under a box (not the box's own pile: the tracker keeps that one)."""
+
+    class Told(_Model):
+        elsewhere = None
+
+    sc = make_script("snap", 3, 238, 5.0)
+    w = TableWatcher(sc.layout, "snap", Told(), 30.0)
+    piles = {tr.zone.name: tr for tr in w.trackers}
+    for zone, cards in (("pile:A", ["JS", "2S"]), ("pile:B", ["9D"])):
+        piles[zone].stack, piles[zone].history = list(cards), set(cards)
+    assert w.detector.elsewhere(_middle_box(sc.layout.zones["pile:C"])) == {"JS", "2S", "9D"}
+    assert w.detector.elsewhere(_middle_box(sc.layout.zones["pile:A"])) == {"9D"}
+    piles["pile:A"].taken(1.0)  # (confirmed before it: they went with the pile)
+    assert w.detector.elsewhere(_middle_box(sc.layout.zones["pile:C"])) == {"9D"}
+    assert TableWatcher(make_script("speed", 2, 3, 5.0).layout, "speed", Told(), 30.0).detector.elsewhere is None
+
+
 def test_a_pai_jie_reader_expects_the_suit_of_the_row_a_card_lies_on() -> None:
     """PJ-3: cards are played into one row per suit: on a row, of look-alike matches (a court's suit is what the
     pictures tell worst), one of the row's suit is the read; off the rows, nothing is expected."""

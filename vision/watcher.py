@@ -56,6 +56,9 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
 
 #: games whose cards go from a centre pile back to a hand or a column and may be played again (SP-8, ST-7)
 CARDS_MOVE_BETWEEN_PILES = ("speed", "spit")
+#: games with several piles whose cards stay where they were laid until the pile is taken: a card face up on one pile
+#: is on no other (one deck, SN-1), and of two look-alikes the deck's pictures barely tell apart, not that one
+CARDS_STAY_ON_THEIR_PILE = ("snap",)
 #: games whose cards are carried face up over the piles, and how far (share of its size) a card's box may move
 #: between two looks and still lie on the pile (``PileTracker.carried``; ``bench/audit.py``, three games each, shipped
 #: models: Spit at 0.06 reads 89 of 133 cards right, +41 wrong or extra, against 67 (+77) without the check. Chosen
@@ -213,6 +216,8 @@ class TableWatcher:
         expect = {"spit": self._column_tops_over_centre, "paijie": self._suit_of_row}.get(self.game)
         if expect is not None and hasattr(self.detector, "expect"):  # a reader that weighs what the table shows
             self.detector.expect = expect
+        if self.game in CARDS_STAY_ON_THEIR_PILE and hasattr(self.detector, "elsewhere"):
+            self.detector.elsewhere = self._on_other_piles
 
     def _ready_at(self, ev: Event) -> float:
         if self.slap_hold_s is None:
@@ -397,6 +402,12 @@ class TableWatcher:
             return False
         read, _ = self.detector.read_box(self._image, np.asarray(place, np.float32))
         return read == code
+
+    def _on_other_piles(self, box: tuple[float, float, float, float]) -> set[str]:
+        """The cards confirmed on the piles other than the one under the middle of ``box`` (frame pixels), since
+        each was last taken: a card lies on one pile only (:data:`CARDS_STAY_ON_THEIR_PILE`)."""
+        here = self._zone_under(box, [tr.zone.name for tr in self.trackers])
+        return {c for tr in self.trackers if tr.zone.name != here for c in tr.stack}
 
     def _on_a_row(self, box: tuple[float, float, float, float]) -> bool:
         """Whether the middle of ``box`` (frame pixels) lies on a row of cards (a Pai Jie suit row)."""
