@@ -48,6 +48,14 @@ EXPECTED_COARSE = 0.05
 #: a best match below this is no read (a hand over the card, a card half covered, a box on no card): measured on
 #: rendered Snap s238, every one of 121 landed cards at or above it read right but 4, none of 8 below it did
 MIN_MATCH = 0.4
+#: a read under this match (weak) stands again (:meth:`DeckMatcher._still_there`) only for a box about where its own
+#: was (within WEAK_SAME_MM of its middle): it may be of a box on part of a card (a hand under it as it is laid), and
+#: it stood for the whole card once the hand had gone and the detector boxed the card right (rendered Slapjack 4p
+#: s238: JC boxed on its lower two thirds read AS at 0.417, then every good box of it read AS again from the memory).
+#: (Not keeping weak reads at all also mends that, but a card half covered on a Pai Jie row is then searched at every
+#: look, and read as something else in the end: Pai Jie s11 13 -> 11 of 13 verdicts)
+KEEP_MATCH = 0.5
+WEAK_SAME_MM = 6.0
 CLOSE = 0.03  # cards matching within this of the best look alike as a whole: see DeckMatcher._tell_apart
 RECENT = 32  # reads kept to check again before a search (:meth:`DeckMatcher._still_there`)
 STILL_MM = 35.0  # the three reads nearest a box, this close to its middle, are checked again before a search
@@ -144,7 +152,7 @@ class DeckMatcher:
         self.to_mm = np.asarray(image_to_mm, np.float64)
         self.to_image = np.linalg.inv(self.to_mm)
         self._face_ids = np.array([FACES.index(c) for c in self.codes])
-        self._recent: deque = deque()  # (angle, centre mm, the flat view, scores) of the latest reads
+        self._recent: deque = deque()  # (angle, centre mm, the flat view, scores, box middle mm) of the latest reads
         w, h = (int(round(v * PX_PER_MM)) for v in CARD_MM)
         full = [_flat_face(faces[c], (w, h)) for c in self.codes]
         self.full = full + [np.ascontiguousarray(f[::-1, ::-1]) for f in full]  # a half turn each
@@ -311,7 +319,7 @@ class DeckMatcher:
             # of a card) while the table there stays as it was, and a good box there would be told the failure
             angle0, centre0 = posed[k0]
             view = self._flat(frame, corner, centre0, angle0, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
-            self._recent.append((angle0, centre0, view, best.copy()))
+            self._recent.append((angle0, centre0, view, best.copy(), centre))
         while len(self._recent) > RECENT:
             self._recent.popleft()
         return self._as_faces(best)
@@ -371,12 +379,15 @@ class DeckMatcher:
         """The scores of a card read before near ``centre`` if it still lies there untouched: the table at its pose,
         turned flat, differs from then by at most :data:`STILL_GREY` on average (codec noise; another card laid
         there, or a hand over it, differs more). Most reads are of cards lying still while hands pass by or the
-        detector's box moves a little: looking at one pose costs a hundredth of finding it."""
-        near = sorted((float(np.hypot(*(c - centre))), i) for i, (_, c, _, _) in enumerate(self._recent))
+        detector's box moves a little: looking at one pose costs a hundredth of finding it. A weak read stands only
+        for a box about where its own was (:data:`KEEP_MATCH`)."""
+        near = sorted((float(np.hypot(*(c - centre))), i) for i, (_, c, _, _, _) in enumerate(self._recent))
         for dist, i in near[:3]:
             if dist > STILL_MM:
                 break
-            angle, c, view, best = self._recent[i]
+            angle, c, view, best, asked = self._recent[i]
+            if best.max() < KEEP_MATCH and float(np.hypot(*(asked - centre))) > WEAK_SAME_MM:
+                continue  # a weak read stands for its own box only (:data:`KEEP_MATCH`)
             now = self._flat(frame, origin, c, angle, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
             if float(np.abs(now - view).mean()) <= STILL_GREY:
                 return self._as_faces(best)
