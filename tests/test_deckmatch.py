@@ -205,14 +205,18 @@ def test_a_two_on_a_checked_cloth_in_a_rendered_game_is_read_with_the_deck(tmp_p
     assert "2D" in list(found.class_name)
 
 
+def _one_card_on_the_cloth(deck, code: str) -> tuple[np.ndarray, DeckMatcher, np.ndarray]:
+    """(frame, a matcher of the whole deck, the card's box): ``code`` lying alone, nearly upright, on green cloth."""
+    frame = table_frame(3)
+    quad = card_quad((5.0, 0.0), 2.0)
+    lay_card(frame, deck.image(code, 200), quad)
+    return frame, DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM), box_of(quad)
+
+
 def test_a_failed_read_does_not_stand_for_the_card_it_was_on(deck) -> None:
     """TM-1: a box on the top of a card only (a hand just leaving it) reads nothing; the whole card's box a moment
     later, with the table unchanged, is searched again and read, not told the failure of the part."""
-    frame = table_frame(3)
-    quad = card_quad((5.0, 0.0), 2.0)
-    lay_card(frame, deck.image("JS", 200), quad)
-    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
-    whole = box_of(quad)
+    frame, matcher, whole = _one_card_on_the_cloth(deck, "JS")
     part = whole.copy()
     part[3] = whole[1] + 0.5 * (whole[3] - whole[1])
     assert deck_read(matcher.scores(frame, part))[0] == -1
@@ -226,11 +230,7 @@ def test_a_weak_read_of_part_of_a_card_does_not_stand_for_it(deck, share: float)
     read AS at 0.417) matches another card weakly; the whole card's box a moment later, the table unchanged, is
     searched again and read right, not told the weak read of the part (which stood for JC till it was slapped).
     The weak read still stands for its own box (a card half covered on a Pai Jie row is not searched at every look)."""
-    frame = table_frame(3)
-    quad = card_quad((5.0, 0.0), 2.0)
-    lay_card(frame, deck.image("JC", 200), quad)
-    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
-    whole = box_of(quad)
+    frame, matcher, whole = _one_card_on_the_cloth(deck, "JC")
     part = whole.copy()
     part[1] = whole[3] - share * (whole[3] - whole[1])
     k, _ = deck_read(scores := matcher.scores(frame, part))
