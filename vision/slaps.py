@@ -332,9 +332,10 @@ class SlapDetector:
             # an arm reaching across) slapped nothing (at the end of the video, there is no telling)
             if not beyond and not (again and c.left >= seen.frame) and (landed_by is not None or final):
                 # a hand still moving frames after it first showed down may have landed as late as that
+                settling = 0.0 if landed_by is None else max(0.0, landed_by - seen.t_frame)
                 late = 0.0 if landed_by is None else landed_by + LAST_CM_FRAMES / self.fps - seen.t_frame
                 # (the interval t ± t_err still holds both the frame first seen down and the wrist's last move)
-                t = seen.t_frame + SETTLE_SHARE * max(0.0, (landed_by or seen.t_frame) - seen.t_frame)
+                t = seen.t_frame + SETTLE_SHARE * settling
                 seen = dataclasses.replace(seen, t=t, t_video=t, t_err=max(seen.t_err, late), landed_by=landed_by,
                                            arm_from=(float(c.u[0]), float(c.u[1])))
                 out.append(seen)
