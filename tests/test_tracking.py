@@ -414,6 +414,43 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
     assert seen == want
 
 
+SPEED_BACK = ("back", 0.8, (130.0, 130.0, 320.0, 290.0))  # the next card, carried face down over the pile
+
+
+@pytest.mark.parametrize(("second_read", "want"), [
+    (0.78, ["JD", "10D"]),  # read JD surely, then JH less surely as the next card came over it: JD lay there
+    (0.9, ["10D"]),  # read both ways as surely: which card it was is not known
+])
+def test_a_speed_card_read_once_surely_stands_against_a_weaker_second_reading(second_read: float,
+                                                                              want: list[str]) -> None:
+    """SP-2 (Speed): a card read once surely, then read as another code less surely as the next card is carried over
+    it, lay on the pile (rendered Speed s238: JD read 0.90, then JH at 0.78; 10D covered it half a second later and
+    was judged on the queen under JD, "Illegal: ten on queen"). The card confirmed later at the same place is another
+    card, not a third reading of it."""
+    jd, jh = ("JD", 0.9, (160.0, 150.0, 240.0, 260.0)), ("JH", second_read, (161.0, 151.0, 241.0, 261.0))
+    ten = ("10D", 0.9, (162.0, 152.0, 242.0, 262.0))
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.85)
+    _feed_looks(tr, [((), ())] * 2 + [((jd,), (jd,)), ((jd,), (jh, SPEED_BACK))] + [((jd,), (SPEED_BACK,))] * 10
+                + [((jd, ten), (ten,))] * 4)
+    assert tr.stack == want
+
+
+@pytest.mark.parametrize(("top_again", "want"), [(True, ["QS", "KH"]), (False, ["QS", "JS", "KH"])])
+def test_a_code_read_once_between_reads_of_the_top_at_its_place_is_the_top_misread(top_again: bool,
+                                                                                   want: list[str]) -> None:
+    """SP-2 (Speed): a code read once at the top's very place, with the top read there again in the next look, did
+    not land on it (rendered Speed s11: QS read JS once at 0.87 between reads of QS; KH covered both later, and JS
+    came out as a card played). A card that did land there (the pile changed) and is covered before a second look lay
+there."""
+    qs, js = ("QS", 0.9, (160.0, 150.0, 240.0, 260.0)), ("JS", 0.87, (161.0, 150.0, 241.0, 260.0))
+    kh = ("KH", 0.9, (161.0, 151.0, 241.0, 261.0))
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.85)
+    lying, after = ((qs,), (qs,)) if top_again else ((qs, js), (SPEED_BACK,))
+    _feed_looks(tr, [((qs,), (qs,))] * 4 + [(lying, (js,)), (lying, after)] + [(lying, (SPEED_BACK,))] * 8
+                + [((*lying, kh), (kh,))] * 4)
+    assert tr.stack == want
+
+
 @pytest.mark.parametrize("row", [True, False])
 def test_a_row_card_boxed_with_its_neighbour_or_under_a_back_is_hidden_not_gone(row: bool) -> None:
     """PJ-3: a suit row's cards lie side by side, the last laid over the end of the one before. The detector boxes

@@ -39,6 +39,13 @@ LOST_LOOKS = 4
 #: a card read in two looks in a row with its box within this share of its size (each edge) lay on the pile then
 #: (:attr:`PileTracker.carried` is stricter: it must say whether a card is still *now*, to date it)
 SETTLED_SHARE = 0.15
+#: a card read once (:attr:`PileTracker.lay_once`) where another code was read too is that card, not one read two
+#: ways, when it was read this much more surely than the other (rendered Speed s238: JD read 0.90 as it landed,
+#: then JH at 0.78 as the next card came over it)
+TWO_WAYS_MARGIN = 0.1
+#: ... and only when the two were first read this close in time (s): a card read once, covered by the next card's
+#: back on its way, and that card read at the same place half a second later are two cards (s238: JD, then 10D)
+TWO_WAYS_S = 0.2
 
 
 def _box_shift(box: Any, other: Any) -> float:
@@ -185,6 +192,7 @@ class PileTracker:
     _first_look: dict = field(default_factory=dict)  # new card -> the first look that saw it with no hand over it
     _first_read: dict = field(default_factory=dict)  # new card -> the first look that read it at all
     _read_where: dict = field(default_factory=dict)  # new card -> (frame index, box) of that first read
+    _read_conf: dict = field(default_factory=dict)  # new card -> its surest read since that first read
     _peeking: set = field(default_factory=set)  # cards under the top seen since it landed
     _misreads: set = field(default_factory=set)  # codes the top was read as (not cards of this pile), until covered
     _gone: dict = field(default_factory=dict)  # peeking card -> [since t, since frame, clear looks without it]
@@ -269,6 +277,7 @@ class PileTracker:
         for read in {code, read_as or code}:
             self._first_read.pop(read, None)
             self._read_where.pop(read, None)
+            self._read_conf.pop(read, None)
             self._first_look.pop(read, None)
 
     def looked(self, index: int) -> None:
@@ -321,6 +330,7 @@ class PileTracker:
                 self._first_look.clear()  # the cards read and never confirmed went with it
                 self._first_read.clear()
                 self._read_where.clear()
+                self._read_conf.clear()
                 self._settled.clear()
         else:
             self._empty_runs = 0
@@ -352,6 +362,9 @@ class PileTracker:
         self._first_look = {k: v for k, v in self._first_look.items() if v >= t - 1.5}
         self._first_read = {k: v for k, v in self._first_read.items() if v >= t - 1.5}
         self._read_where = {k: v for k, v in self._read_where.items() if k in self._first_read}
+        for c, n, _ in new:
+            self._read_conf[n] = max(c, self._read_conf.get(n, 0.0))
+        self._read_conf = {k: v for k, v in self._read_conf.items() if k in self._first_read}
         if self.carried is not None:  # (cards are carried over these piles: one read twice in one place lay there)
             for cx, k, bx in new:
                 if k not in self._settled and self._shift(k, [bx]) <= SETTLED_SHARE:
@@ -362,6 +375,7 @@ class PileTracker:
                     self._once.add(k)
         self._settled = {k: v for k, v in self._settled.items() if k in self._first_read}
         self._once &= set(self._settled)
+        self._top_read_again(t, inside)
         best = max(new, key=lambda x: x[0]) if new else None
         self._recent.append(best[1] if best else None)
         self._recent_all.append({n for _, n, _ in new})
@@ -514,9 +528,20 @@ class PileTracker:
                        and self._first_read.get(k, float("inf")) < t_code and not self._read_two_ways(k)),
                       key=lambda kb: self._first_read[kb[0]])
 
+    def _top_read_again(self, t: float, inside: list[tuple[float, str, Any]]) -> None:
+        """A card read once only (:attr:`lay_once`) where the top is read again later, at the same place, never lay
+        on it: the top misread (rendered Speed s11: QS read JS once between reads of QS)."""
+        tops = [b for _, n, b in inside if n == self.top]
+        for k in [k for k in self._once if self._first_read.get(k, t) < t and k in self._read_where]:
+            if any(_box_shift(b, self._read_where[k][1]) <= SETTLED_SHARE for b in tops):
+                self._settled.pop(k, None)
+                self._once.discard(k)
+
     def _read_two_ways(self, code: str) -> bool:
         """``code`` was read once only (:attr:`lay_once`) where another code was read too, unconfirmed: one card read
-        two ways (rendered Speed s238: JD read JH, then JD), which of them it was is not known."""
+        two ways (rendered Speed s238: JD read JH, then JD), which of them it was is not known, unless it was read
+        :data:`TWO_WAYS_MARGIN` more surely than the others; the others read first :data:`TWO_WAYS_S` or more apart
+        from it are other cards."""
         if code not in self._once or code not in self._read_where:
             return False
         box = self._read_where[code][1]
@@ -525,7 +550,11 @@ class PileTracker:
             cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
             if any(_overlap((cx, cy, cx, cy), _middle(self._place[c])) for c in self.stack if c in self._place):
                 return True
-        return any(_box_shift(box, where[1]) <= SETTLED_SHARE for k, where in self._read_where.items() if k != code)
+        sure = self._read_conf.get(code, 0.0) - TWO_WAYS_MARGIN
+        when = self._first_read[code]
+        return any(_box_shift(box, where[1]) <= SETTLED_SHARE and self._read_conf.get(k, 0.0) >= sure
+                   and abs(self._first_read.get(k, float("inf")) - when) <= TWO_WAYS_S
+                   for k, where in self._read_where.items() if k != code)
 
     def _dated_before(self, code: str, dated: list[tuple]) -> bool:
         """(A covered card) first read before every card confirmed with it showed: else it is one of them, misread."""
@@ -618,6 +647,7 @@ class PileTracker:
         shown = self.first_seen(tuple(float(v) for v in box), self._first_look.pop(code, t))
         read = self._first_read.pop(code, shown)
         self._read_where.pop(code, None)
+        self._read_conf.pop(code, None)
         return read if shown - READ_BOUND_S <= read < shown else shown
 
     def first_seen(self, box: tuple[float, float, float, float], t_ref: float) -> float:
