@@ -37,6 +37,10 @@ SEARCH_MM = 15.0  # how far the card's centre may be from the box's centre (dete
 COARSE_SCALE = 0.5  # the coarse search looks at this fraction of the full resolution
 POSE_RIM_MM = 3.0  # the rim of table around the mean face when the pose is searched
 POSE_RIM_SHADE = 0.5  # ... and its grey, as a fraction of the mean face's
+#: the mean face's best angles (its highest peaks) at which every card is compared at half resolution: the pose is
+#: the one where some card fits best. A face with few pips (a two, a three) looks like the mean face at a wrong angle
+#: more than at its own (rendered Slapjack 2p s238: 2D at -2 degrees, the mean face's best at 12: read 0.30, none)
+ANGLE_PEAKS = 3
 #: every card is compared (grey, half resolution) at the pose's angle; the REFINE_TOP best again in colour at full
 #: resolution at that angle and half a step either side
 REFINE_TURNS = (-COARSE_STEP_DEG / 2, 0.0, COARSE_STEP_DEG / 2)
@@ -223,16 +227,19 @@ class DeckMatcher:
         p = np.c_[[[x0, y0], [x1, y0], [x1, y1], [x0, y1]] + origin, np.ones(4)] @ self.to_mm.T
         return (p[:, :2] / p[:, 2:3]).mean(0)
 
-    def _angle(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray) -> float:
-        """The angle (degrees) at which the table around ``centre`` (mm) looks most like the deck's mean face."""
+    def _angles(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray) -> list[float]:
+        """The angles (degrees) at which the table around ``centre`` (mm) looks most like the deck's mean face: the
+        :data:`ANGLE_PEAKS` highest peaks, best first."""
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
         px = self.half.shape[2] / CARD_MM[0]
         angles = np.arange(0.0, 180.0, COARSE_STEP_DEG)
         flats = self._flats(frame, origin, centre, angles, half, px)
         n, h, w = flats.shape[:3]
         grey = cv2.cvtColor(flats.reshape(n * h, w, -1), cv2.COLOR_BGR2GRAY).reshape(n, h, w)
-        scores = [float(cv2.matchTemplate(g, self.mean_half, cv2.TM_CCOEFF_NORMED).max()) for g in grey]
-        return float(angles[int(np.argmax(scores))])
+        scores = np.array([float(cv2.matchTemplate(g, self.mean_half, cv2.TM_CCOEFF_NORMED).max()) for g in grey])
+        peaks = [k for k in range(n) if scores[k] >= scores[k - 1] and scores[k] >= scores[(k + 1) % n]]
+        peaks.sort(key=lambda k: -scores[k])
+        return [float(angles[k]) for k in peaks[:ANGLE_PEAKS]]
 
     def _tell_apart(self, best: np.ndarray, at: dict[int, tuple[int, np.ndarray, tuple[int, int]]]) -> None:
         """Cards matching within :data:`CLOSE` of the best look alike as a whole (courts of one colour in many
@@ -286,13 +293,16 @@ class DeckMatcher:
         again = self._still_there(frame, corner, centre)
         if again is not None:
             return again
-        angle = self._angle(frame, corner, centre)
         n = len(self.codes)
         px = self.half.shape[2] / CARD_MM[0]
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
-        win = cv2.cvtColor(self._flat(frame, corner, centre, angle, half, px), cv2.COLOR_BGR2GRAY)
-        places = _unit_rows(sliding_window_view(win, self.half.shape[1:]).reshape(-1, self.half[0].size))
-        coarse = (places @ self._half_rows.T).max(0)
+        angle, coarse = 0.0, np.zeros(0)
+        for a in self._angles(frame, corner, centre):  # the peak where some card fits best, at half resolution
+            win = cv2.cvtColor(self._flat(frame, corner, centre, a, half, px), cv2.COLOR_BGR2GRAY)
+            places = _unit_rows(sliding_window_view(win, self.half.shape[1:]).reshape(-1, self.half[0].size))
+            fits = (places @ self._half_rows.T).max(0)
+            if not len(coarse) or fits.max() > coarse.max():
+                angle, coarse = a, fits
         per_card = np.maximum(coarse[:n], coarse[n:])
         best = np.full(n, -1.0)
         at: dict[int, tuple[int, np.ndarray, tuple[int, int]]] = {}  # card -> (way up, its view, where it fits)

@@ -88,6 +88,23 @@ def test_a_card_on_a_pile_is_named_from_the_deck_pictures_at_any_angle(deck, cod
     assert np.allclose(matcher.scores(crop, box - [x0, y0, x0, y0], origin=(x0, y0)), match, atol=0.02)
 
 
+def test_a_card_with_few_pips_is_read_at_its_own_angle_not_at_the_one_the_mean_face_likes(deck) -> None:
+    """TM-1: a two looks like the deck's mean face (pips and courts averaged) less than the card beneath it does, at
+    that card's angle (rendered Slapjack 2p s238: 2D laid at -2 degrees over 3D, the mean face's best at 12: no read,
+    and the jack after it was judged on the wrong pile). Every card is tried at the mean face's best few angles, and
+    the pose is the one where some card fits best."""
+    frame = table_frame(3)
+    lay_card(frame, deck.image("3D", 200), card_quad((3.0, -8.0), -12.0))
+    quad = card_quad((0.0, 0.0), -2.0)
+    lay_card(frame, deck.image("2D", 200), quad)
+    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+    box = box_of(quad, np.array([5.0, -4.0, 6.0, -3.0]))
+    angles = matcher._angles(frame, np.zeros(2), matcher._box_centre(box, np.zeros(2)))
+    assert abs((angles[0] + 2.0 + 90.0) % 180.0 - 90.0) > 6.0  # the mean face's best: the card beneath's angle
+    k, confidence = deck_read(matcher.scores(frame, box))
+    assert FACES[k] == "2D" and confidence >= 0.8
+
+
 def test_a_box_on_bare_cloth_or_a_covered_card_is_no_read(deck) -> None:
     """A box where no card shows whole (bare cloth; a card under a hand) is no read: nothing is guessed."""
     frame = table_frame(1)
