@@ -74,12 +74,14 @@ READ_AS_EVIDENCE = {"speed": 0.65}
 #: a card read once (at this confidence or more) and covered by the next before a second look lay on its pile
 #: (``PileTracker.lay_once``): a Speed card laid and covered at once by the hand holding the stock, then by the next
 #: card. Speed (seeds 238 11 12): 76 -> 79 of 108 cards (+17 -> +18), verdicts matching the truth's 37 -> 43 of 93
-#: (at 0.75: 80, +23, 37; without the two-ways check: 80, +21, 42). Not Spit: cards carried across its centre piles
+#: (at 0.75: 80, +23, 37; without the two-ways check: 80, +21, 42). Since a surer read stands against a weaker second
+#: one and a code read between reads of the top is the top misread, 0.75: 81 of 108 (+14 -> +17), verdicts said alike
+#: 44 -> 52 of 93 (0.70: 51, +19). Not Spit: cards carried across its centre piles
 #: from the columns are read once there (97 of 133, but +44 -> +56). Pai Jie: a straight is laid card by card a few
 #: tenths of a second apart, each over the end of the last (the lay-once rule needs the carried check, at Speed's
 #: 0.15): six games (2p s1, 4p s2, 3p s5 238 11 12) 86 -> 87 of 95 cards, verdicts said alike 75 -> 79 of 94 (4p s2
 #: 11 -> 15 of 19), with a card read once on the middle of a row card taken as that card misread
-LAY_ONCE_CONF = {"speed": 0.85, "paijie": 0.85}
+LAY_ONCE_CONF = {"speed": 0.75, "paijie": 0.85}
 #: a Spit column's card read this long (s) or less before it lands on a centre pile was turned up there
 #: (:meth:`TableWatcher._turned_up_unseen`)
 TURN_UP_READ_S = 1.0
