@@ -230,23 +230,25 @@ def main() -> int:
             row = {"name": name, "frames": res.frames, "fps_full": res.frames / t_full, "rt_full": video_s / t_full,
                    "fps_plain": res.frames / t_plain, "rt_plain": video_s / t_plain, **s}
             rows.append(row)
-            nan = float("nan")
-            within = float(np.mean(ve <= 1000 / FPS)) if ve.size else nan
-            vmed, fmed = (np.median(ve) if ve.size else nan), (np.median(fe) if fe.size else nan)
+            # (a game with no slap timed has no timing figures: a dash, not nan)
+            within = f"{float(np.mean(ve <= 1000 / FPS)):7.0%}" if ve.size else f"{'-':>7}"
+            vmed = f"{np.median(ve):6.1f}ms" if ve.size else f"{'-':>8}"
+            fmed = f"{np.median(fe):6.2f}ms" if fe.size else f"{'-':>8}"
             print(f"{name:>14} {res.frames:6d} {row['fps_full']:6.1f} {row['rt_full']:5.2f} {row['fps_plain']:6.1f} "
                   f"{row['rt_plain']:5.2f} {s['cards_right']:3d}/{s['cards']:<3d} "
                   f"{s['players_right']:3d}/{s['players_known']:<3d} {s['others_right']:3d}/{s['others']:<3d} "
-                  f"{s['slaps_found']:3d}/{s['slaps']:<3d} {s['player_right']:3d}/{s['slaps_found']:<2d} {within:7.0%} "
-                  f"{vmed:6.1f}ms {fmed:6.2f}ms {'equal' if s['verdicts_equal'] else 'DIFFER':>6} "
+                  f"{s['slaps_found']:3d}/{s['slaps']:<3d} {s['player_right']:3d}/{s['slaps_found']:<2d} {within} "
+                  f"{vmed} {fmed} {'equal' if s['verdicts_equal'] else 'DIFFER':>6} "
                   f"{s['verdicts'][0]}/{s['verdicts'][1]} alike {s['verdicts_alike']}", flush=True)
     tot = {k: sum(r[k] for r in rows) for k in ("cards", "cards_right", "cards_extra", "slaps", "slaps_found",
                                                  "slaps_extra", "player_right", "players_right", "players_known",
                                                  "others", "others_right", "others_extra")}
     ve = np.array([e for r in rows for e in r["video_err"]]) * 1000
     fe = np.array([e for r in rows for e in r["fused_err"]]) * 1000
-    print(f"\ntotal: cards right {tot['cards_right']}/{tot['cards']} (+{tot['cards_extra']} wrong or extra); "
-          f"slaps found {tot['slaps_found']}/{tot['slaps']} (recall {tot['slaps_found'] / max(1, tot['slaps']):.1%}, "
-          f"+{tot['slaps_extra']} invented); right player {tot['player_right']}/{tot['slaps_found']}")
+    slaps = (f"; slaps found {tot['slaps_found']}/{tot['slaps']} (recall {tot['slaps_found'] / tot['slaps']:.1%}, "
+             f"+{tot['slaps_extra']} invented); right player {tot['player_right']}/{tot['slaps_found']}"
+             if tot["slaps"] else f"; no slaps ({tot['slaps_extra']} invented)")
+    print(f"\ntotal: cards right {tot['cards_right']}/{tot['cards']} (+{tot['cards_extra']} wrong or extra){slaps}")
     if tot["players_known"] or tot["others"]:
         print(f"cards laid by the right player {tot['players_right']}/{tot['players_known']}; batches, reveals and "
               f"take-backs right {tot['others_right']}/{tot['others']} (+{tot['others_extra']} wrong or extra)")
