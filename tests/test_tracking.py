@@ -451,6 +451,25 @@ there."""
     assert tr.stack == want
 
 
+@pytest.mark.parametrize(("kc_box", "ks_box", "want"), [
+    # KS lies still; the detector boxes it whole (read KC) and on part of its middle (read KS): one card, two ways
+    ((160.0, 150.0, 240.0, 260.0), (165.0, 155.0, 225.0, 215.0), ["KS"]),
+    # KC lands beside KS, which is still read whole in the same look: a second card (a race)
+    ((250.0, 150.0, 330.0, 260.0), (160.0, 150.0, 240.0, 260.0), ["KS", "KC"]),
+])
+def test_a_still_card_boxed_twice_and_read_two_ways_is_no_race(kc_box: tuple, ks_box: tuple, want: list[str]) -> None:
+    """SP-2 (Speed races): a reader gives one box one code, so the old top still read in the look that reads a new
+    card at another place is a second card, landed with it. A card lying still that the detector boxes twice (whole,
+    and on part of it), each box read differently, is one card (rendered Speed s238: KC read KS in two of its three
+    boxes, KC in the third: KC was confirmed over itself twice, and taken back in between)."""
+    ks = ("KS", 0.9, (160.0, 150.0, 240.0, 260.0))
+    kc = ("KC", 0.9, kc_box)
+    lying = (ks,) if want == ["KS"] else (ks, kc)
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.75)
+    _feed_looks(tr, [((ks,), (ks,))] * 4 + [(lying, (kc, ("KS", 0.9, ks_box)))] * 4)
+    assert tr.stack == want
+
+
 @pytest.mark.parametrize("row", [True, False])
 def test_a_row_card_boxed_with_its_neighbour_or_under_a_back_is_hidden_not_gone(row: bool) -> None:
     """PJ-3: a suit row's cards lie side by side, the last laid over the end of the one before. The detector boxes

@@ -137,6 +137,10 @@ def _area(box: Any) -> float:
     return float((box[2] - box[0]) * (box[3] - box[1]))
 
 
+def _centre(box: Any) -> tuple[float, float]:
+    return (float(box[0]) + float(box[2])) / 2, (float(box[1]) + float(box[3])) / 2
+
+
 def _overlap(a: Any, b: Any) -> bool:
     return bool(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
 
@@ -427,8 +431,11 @@ class PileTracker:
         before = self._top_t if self.top is not None else None  # the top before these cards
         for t_first, k, cx, nx, bx in dated:
             self.history.add(nx)
-            # a reader gives one box one code: the old top still read in the same look is a second card
-            elsewhere = self.races and before is not None and self.top in looked
+            # a reader gives one box one code: the old top still read in the same look, elsewhere than on this card's
+            # middle, is a second card (one card boxed two ways and read two ways is not: rendered Speed s238, KC
+            # lying still read KS in two of its three boxes and KC in the third, confirmed twice, a "race")
+            elsewhere = self.races and before is not None and any(
+                n == self.top and not _overlap(_middle(bx), (*_centre(b), *_centre(b))) for _, n, b in inside)
             if before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9 \
                     and not elsewhere:
                 if nx not in self.stack:
