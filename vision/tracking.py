@@ -137,8 +137,10 @@ def _area(box: Any) -> float:
     return float((box[2] - box[0]) * (box[3] - box[1]))
 
 
-def _centre(box: Any) -> tuple[float, float]:
-    return (float(box[0]) + float(box[2])) / 2, (float(box[1]) + float(box[3])) / 2
+def _centre_on_middle(box: Any, card: Any) -> bool:
+    """Whether the centre of ``box`` lies on the middle of ``card`` (:func:`_middle`): a box on that card itself."""
+    cx, cy = (float(box[0]) + float(box[2])) / 2, (float(box[1]) + float(box[3])) / 2
+    return _overlap((cx, cy, cx, cy), _middle(card))
 
 
 def _overlap(a: Any, b: Any) -> bool:
@@ -435,7 +437,7 @@ class PileTracker:
             # middle, is a second card (one card boxed two ways and read two ways is not: rendered Speed s238, KC
             # lying still read KS in two of its three boxes and KC in the third, confirmed twice, a "race")
             elsewhere = self.races and before is not None and any(
-                n == self.top and not _overlap(_middle(bx), (*_centre(b), *_centre(b))) for _, n, b in inside)
+                n == self.top and not _centre_on_middle(b, bx) for _, n, b in inside)
             if before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9 \
                     and not elsewhere:
                 if nx not in self.stack:
@@ -552,11 +554,10 @@ class PileTracker:
         if code not in self._once or code not in self._read_where:
             return False
         box = self._read_where[code][1]
-        if self.row:  # read once on the middle of a card of the row: that card, misread (a card laid along a row
-            # covers the end of the last one, not its middle; rendered Pai Jie s12: 7C read 8C once under a hand)
-            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-            if any(_overlap((cx, cy, cx, cy), _middle(self._place[c])) for c in self.stack if c in self._place):
-                return True
+        # read once on the middle of a card of a row: that card, misread (a card laid along a row covers the end of
+        # the last one, not its middle; rendered Pai Jie s12: 7C read 8C once under a hand)
+        if self.row and any(_centre_on_middle(box, self._place[c]) for c in self.stack if c in self._place):
+            return True
         sure = self._read_conf.get(code, 0.0) - TWO_WAYS_MARGIN
         when = self._first_read[code]
         return any(_box_shift(box, where[1]) <= SETTLED_SHARE and self._read_conf.get(k, 0.0) >= sure
