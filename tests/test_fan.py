@@ -176,3 +176,41 @@ def test_a_batch_turned_up_is_read_card_by_card_from_what_shows_of_each(codes: t
     matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
     read = [FACES[int(s.argmax())] for s in matcher.read_posed(frame, poses)]
     assert read == list(codes[::-1])
+
+
+def test_a_reveal_read_unsure_on_a_sideways_fit_is_read_again_on_the_batch_fitted_turned_a_quarter() -> None:
+    """CH-4: the outer outline of a fan of three upright cards fits sideways rectangles about as well (rendered
+    Cheat s238: 10C 10H 10D fitted at 87-96 degrees, then read 3D 7C JH at the wrong places). A reveal read that
+    unsure (:data:`vision.batches.TURNED_SURE`) is read again on the batch fitted with its top card turned a
+    quarter, and the surer read stands."""
+    from calibration.layout import Zone
+    from models.classes import FACES
+    from models.deckmatch import DeckMatcher
+    from vision.batches import BatchWatcher
+    from vision.fan import CardPose
+
+    codes = ("10C", "10H", "10D")  # laid in this order, fanned left to right, upright
+    rng, back, frame, view, crop, before = squared_pile(36, False)
+    deck = FaceSet("builtin").deck(rng)
+    poses = [((k - 1) * 22.0, 0.0, (k - 1) * 5.0) for k in range(3)]
+    face_up = frame.copy()
+    for x, y, angle in poses:
+        lay_back(frame, back, (x, y), angle)
+    for (x, y, angle), code in zip(poses, codes, strict=True):
+        lay_back(face_up, deck.image(code, 300), (x, y), angle)
+    zone = Zone("center", to_image(np.array([[-60.0, -70.0], [60.0, -70.0], [60.0, 70.0], [-60.0, 70.0]])))
+    sideways = [CardPose((-9.0, 8.0), 87.0, 1.0, 1.0, 1.0), CardPose((-9.0, -8.0), 87.0, 0.3, 1.0, 1.0),
+                CardPose((9.0, 2.0), 96.0, 0.3, 1.0, 1.0)]
+
+    def reveal(counted_on: tuple | None) -> tuple[str, ...]:
+        w = BatchWatcher(zone, crop, confirm=2, every=1, image_to_mm=TO_MM,
+                         deck=DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM))
+        w._colour = face_up[crop[1]:crop[3], crop[0]:crop[2]].copy()
+        w._view, w._batch_poses, w._batch_looks = view, list(sideways), counted_on
+        return w._read_turned()
+
+    assert reveal(None) != tuple(sorted(codes))  # (read where the sideways fit put them: wrong or nothing)
+    def blurred(img: np.ndarray) -> np.ndarray:  # as a video codec leaves it (without, strips' rims are too sharp)
+        return cv2.GaussianBlur(img, (0, 0), 0.8)
+
+    assert reveal((blurred(grey(frame, crop)), before)) == tuple(sorted(codes))

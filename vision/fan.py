@@ -200,9 +200,11 @@ def _at(img: np.ndarray, kernel: np.ndarray, x: int, y: int) -> float:
 _SPECTRA: dict[tuple[int, int], _Spectra] = {}  # per flat view's size: a pile's kernels are made once
 
 
-def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None) -> list[CardPose]:
+def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
+              top_angles: np.ndarray | None = None) -> list[CardPose]:
     """The cards lying in ``now`` (a grey crop of a settled pile, no hand over it), top first. ``before``: the crop
-    at the settled look before, to say what changed."""
+    at the settled look before, to say what changed. ``top_angles``: the angles (degrees) the top card is tried
+    at, all where None."""
     flat = cv2.GaussianBlur(view.warp(now), (0, 0), 1.0)
     gx = cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(flat, cv2.CV_32F, 0, 1, ksize=3) / 8.0
@@ -215,7 +217,7 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None)
     area = CARD_MM[0] * CARD_MM[1] * PX_PER_MM ** 2
     cards: list[CardPose] = []
     top_edge = 0.0
-    angles = np.arange(0.0, 180.0, ANGLE_STEP)
+    angles = np.arange(0.0, 180.0, ANGLE_STEP) if top_angles is None else np.asarray(top_angles, float) % 180.0
     yy, xx = np.mgrid[0:flat.shape[0], 0:flat.shape[1]]
     near = np.ones(flat.shape, bool)
     spectra = _SPECTRA.setdefault(flat.shape, _Spectra(flat.shape))
