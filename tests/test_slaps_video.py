@@ -274,6 +274,32 @@ def test_a_second_hand_on_a_pile_the_first_arm_still_covers_is_a_slap(tmp_path) 
     assert abs(second.t - 3.844) <= FRAME
 
 
+def test_one_players_two_hands_on_two_piles_on_one_line_are_two_slaps() -> None:
+    """SN-3/TM-1: in a 4-player Snap game D slaps C's pile and D's own, nearer pile on the same line from D's
+    shoulder, one with each hand, in the same frame (rendered Snap 4p s238 17.077 s). An arm reaching over the
+    near pile to the far one would cover the near pile's strip to its far end; a hand that stopped on the near pile
+    leaves the strip's end bare (reach 31 of 37 rows): both are slaps. With the strip covered to its end, only the
+    far one is."""
+    from vision.slaps import SlapDetector
+
+    sc = make_script("snap", ["A", "B", "C", "D"], 238, seconds=1.0)
+    lay = sc.layout
+    det = SlapDetector(lay, sorted(z for z in lay.zones if z.startswith("pile:")), FPS)
+    near, far = ([c for c in det.corridors if c.zone == z and c.player == "D"][0] for z in ("pile:D", "pile:C"))
+    assert float(np.dot(near.u, far.u)) > 0.97 and far.dist > near.dist  # (one line from D's shoulder)
+    t = 17.067
+
+    def given(near_reach: float) -> list[str]:
+        near.past.clear()
+        near.past.append((t, 30.0, near_reach))
+        det._given.clear()
+        det._held = [(SlapSeen(t, z, "D", FRAME, 512, t), c, False) for z, c in (("pile:D", near), ("pile:C", far))]
+        return sorted(s.zone for s in det.finish())
+
+    assert given(31.0) == ["pile:C", "pile:D"]
+    assert given(float(len(near.map_x))) == ["pile:C"]
+
+
 def test_a_sound_no_slap_seen_took_goes_to_the_hand_that_came_in_fast_and_stayed() -> None:
     """TM-1/SN-3: Snap seed 5 (two players), A hit B's pile and then, 100 ms later, A's own pile with the other hand,
     under the first arm: the video's arrival rules miss it, the impact is heard. In A's own-pile strip the edge

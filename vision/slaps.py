@@ -92,6 +92,10 @@ class Corridor:
     past: deque = field(default_factory=lambda: deque(maxlen=24))  # (t, front, reach) of the last frames
     wrist: deque = field(default_factory=lambda: deque(maxlen=12))  # (index, t, rows moving just outside the zone)
 
+    def reach_at(self, t: float) -> float:
+        """The reach (rows from the outer end) in the frame at ``t``, among the last frames kept; 0 if gone."""
+        return next((r for tt, _, r in reversed(self.past) if abs(tt - t) < 1e-6), 0.0)
+
     def _recent(self, i: int) -> list[float]:
         n = len(self.past)
         return [e[i] for e in itertools.islice(self.past, max(0, n - RULES_LOOK_BACK), n)]
@@ -316,7 +320,8 @@ class SlapDetector:
         farther one on the same line from the shoulder passes over both: only the far one is a slap. An arrival
         on a zone that stayed covered must also have stayed (a palm that slapped rests on the pile, a hand on its
         way to take a pile passes on), and is no slap when the same player's hand landed on a farther pile on the
-        same line in the frame before: that is the arm following its hand over the near pile."""
+        same line in the frame before: that is the arm following its hand over the near pile. Either way the arm
+        covers the near pile's corridor to its far end; a player's two hands, one on each pile, do not."""
         out: list[SlapSeen] = []
         keep: list[tuple[SlapSeen, Corridor, bool]] = []
         for seen, c, again in self._held:
@@ -325,8 +330,11 @@ class SlapDetector:
                 continue
             lo, hi = (-0.05, 0.02) if again else (-0.02, 0.02)  # (the far one's time less this one's)
             others = [(o, oc) for o, oc, _ in self._held] + list(self._given)
-            beyond = any(o.player == seen.player and o.zone != seen.zone and lo <= o.t_frame - seen.t_frame <= hi
-                         and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in others)
+            # (an arm on its way to the far pile covers the near one's corridor to its far end; a hand that
+            # stopped on the near pile, the player's other hand slapping the far one, leaves its end bare)
+            beyond = c.reach_at(seen.t_frame) >= len(c.map_x) - 1 and any(
+                o.player == seen.player and o.zone != seen.zone and lo <= o.t_frame - seen.t_frame <= hi
+                and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in others)
             landed_by = self._landed_by(c, seen.frame)
             # a palm that slapped rests on the pile; a hand that never comes to rest there (a card dealt past it,
             # an arm reaching across) slapped nothing (at the end of the video, there is no telling)
