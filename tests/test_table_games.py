@@ -535,7 +535,8 @@ def test_of_look_alike_strips_in_a_reveal_the_claimed_rank_is_the_read() -> None
     """CH-4: a batch turned up shows a strip of each lower card, its index a few pixels high, so look-alikes match
     within a few hundredths (rendered Cheat 3p s11's three tens: the lowest strip matched 9C 0.461, 10C 0.448).
     Of matches within ``CLAIMED_CLOSE`` of the best, the rank claimed for the batch (heard by the watcher as it is
-    said) is the read; a card further from the best is read as what it matches best: a liar's card stays a lie."""
+    said) is the read; a card further from the best is read as what it matches best: a liar's card stays a lie.
+    The batch's cards are named together, one card of each."""
     from models.classes import FACES
     from vision.batches import CLAIMED_CLOSE
     from vision.fan import CardPose
@@ -565,6 +566,11 @@ def test_of_look_alike_strips_in_a_reveal_the_claimed_rank_is_the_read() -> None
     assert read(None, top, strip) == ("10H", "9C")
     lie = scores(_8S=0.748, _6S=0.748 - CLAIMED_CLOSE - 0.01)
     assert read("6", lie) == ("8S",)
+    # the batch is read as a whole: the top card's look-alike must not take the lower strip's own name (s11 3.48 s:
+    # 2S on top read 2C, then the strip of the real 2C read as its next best, 3C: a true claim called false)
+    top, strip = scores(_2C=0.799, _2S=0.775, _3C=0.685), scores(_3C=0.559, _2C=0.554, _3S=0.535)
+    assert read("2", top, strip) == ("2C", "2S")
+    assert read(None, top, strip) == ("2C", "3C")
     sc = make_script("cheat", 3, 3, 5.0)
     w = TableWatcher(sc.layout, "cheat", _Model(), 30.0)
     w.heard(Event(t=1.0, type="claim", player="A", count=2, rank="Q"))
