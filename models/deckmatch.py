@@ -65,6 +65,10 @@ RECENT = 32  # reads kept to check again before a search (:meth:`DeckMatcher._st
 STILL_MM = 35.0  # the three reads nearest a box, this close to its middle, are checked again before a search
 STILL_GREY = 10.0  # ... and stands while the card there differs from then by at most this (mean, 0-255)
 DIFFER_GREY = 40.0  # grey levels (0-255) between two pictures where they are said to differ
+#: look-alikes of both suit colours: the card is red where its redness (red less the mean of green and blue) follows a
+#: red look-alike's this well (correlation, where the pictures differ), black where no red one's is followed BLACK_FIT
+RED_FIT = 0.5
+BLACK_FIT = 0.2
 POSED_SLACK_MM = 4.0  # a known pose (:meth:`DeckMatcher.read_posed`) is this far off at most
 POSED_HIDES_MM = 2.0  # a card above hides this much around it too (its shadow, the fit's error)
 
@@ -268,9 +272,38 @@ class DeckMatcher:
         for p in pics:
             b = p[differ] - p[differ].mean(0)
             there.append(float((a * b).sum() / (np.linalg.norm(b) + 1e-6)))
+        colour = self._ink_colour(patch[differ], [p[differ] for p in pics], [self.codes[k] for k in close])
         top = float(best[k0])
-        for rank, i in enumerate(np.argsort(there)[::-1]):
+        order = sorted(range(len(close)), key=lambda i: (colour[i], there[i]), reverse=True)
+        for rank, i in enumerate(order):
             best[close[i]] = top - rank * 1e-3  # the order where they differ; the score stays the whole face's
+
+    @staticmethod
+    def _ink_colour(patch: np.ndarray, pics: list[np.ndarray], codes: list[str]) -> list[int]:
+        """Whether each look-alike's suit colour is the card's (1), is not (0), or cannot be told (0 for all): a
+        red pip card's ink is red where its picture's is, a black one's is not red anywhere. Matched channel by
+        channel (each normalised), a red ten of diamonds blurred by a webcam looks like the black ten of spades:
+        in the green and blue channels its pips are as dark, and in the red one they still darken the paper
+        (rendered Spit s12: 10D matched 10S 0.871, 10D 0.870). ``patch``, ``pics``: BGR pixels where they differ."""
+        red = [c[-1] in "HD" for c in codes]
+        if all(red) or not any(red) or any(c[:-1] in ("J", "Q", "K") or c in ("RJ", "BJ") for c in codes):
+            return [0] * len(codes)  # (a court's figure is drawn in red and black whatever its suit)
+
+        def redness(px: np.ndarray) -> np.ndarray:
+            return px[:, 2].astype(np.float32) - px[:, :2].astype(np.float32).mean(1)
+
+        seen = redness(patch) - float(redness(patch).mean())
+        fits = []
+        for p, r in zip(pics, red, strict=True):
+            if not r:
+                continue
+            want = redness(p) - float(redness(p).mean())
+            fits.append(float((seen * want).sum() / (np.linalg.norm(seen) * np.linalg.norm(want) + 1e-6)))
+        if max(fits) >= RED_FIT:
+            return [int(r) for r in red]
+        if max(fits) < BLACK_FIT:
+            return [int(not r) for r in red]
+        return [0] * len(codes)
 
     def _centre_of(self, centre: np.ndarray, angle: float, loc: tuple[int, int], half_mm: tuple[float, float],
                    px: float, tpl_hw: tuple[int, int]) -> np.ndarray:

@@ -351,3 +351,38 @@ def test_the_batched_comparisons_give_what_match_template_gives_one_by_one(deck)
     flats = m._flats(frame, np.zeros(2), centre, angles, half, 0.667)
     for a, flat in zip(angles, flats, strict=True):
         assert np.abs(flat - m._flat(frame, np.zeros(2), centre, float(a), half, 0.667)).mean() < 1.0
+
+
+def test_a_red_ten_blurred_like_its_black_look_alike_is_read_red(tmp_path: Path) -> None:
+    """TM-1 with ST-3: matched channel by channel, a webcam's red ten of diamonds (its pips dark red, blurred wider
+    than the picture's) looks like the black ten of spades: in green and blue its pips are as dark, in red they
+    still darken the paper (rendered Spit s12, B's first column at 1.7 s: 10S 0.871, 10D 0.870, read 10S, and the
+    real 10S turned up on another column was then refused as a second one). The look-alikes are of both suit
+    colours: the one whose red ink the card's follows is the read."""
+    game = render_game(tmp_path / "spit.mp4", "spit", ["A", "B"], seed=12, seconds=1.8, audio=False)
+    lay = Layout.load(game.layout)
+    stem = str(game.video)[:-4]
+    matcher = DeckMatcher.from_folder(stem + ".deck", lay.homography)
+    cap = cv2.VideoCapture(str(game.video))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 51)
+    ok, frame = cap.read()
+    assert ok
+    scores = matcher.scores(frame, (786, 127, 857, 227))
+    assert [FACES[k] for k in np.argsort(-scores)[:2]] == ["10D", "10S"]
+    assert scores[FACES.index("10S")] > scores[FACES.index("10D")] - 0.01  # (as close as that)
+
+
+def test_the_suit_colour_of_look_alikes_is_told_by_where_the_ink_is_red(deck) -> None:
+    """:meth:`DeckMatcher._ink_colour`: pixels where a red and a black look-alike differ, red where the red one's
+    ink is, name the red one's colour; the same pixels in grey name the black one's; look-alikes of one colour are
+    not told apart by it."""
+    matcher = DeckMatcher({c: deck.image(c, 352) for c in ("10S", "10D", "10C")}, TO_MM)
+    n = len(matcher.codes)
+    pics = {c: matcher.full[matcher.codes.index(c)].reshape(-1, 3) for c in ("10S", "10D", "10C")}
+    assert n == 3
+    red_card = pics["10D"].astype(np.float32) * 0.8  # (a little darker, as a webcam shows it)
+    grey_card = np.repeat(pics["10S"].astype(np.float32).mean(1, keepdims=True), 3, 1)
+    both = [pics["10S"], pics["10D"]]
+    assert DeckMatcher._ink_colour(red_card, both, ["10S", "10D"]) == [0, 1]
+    assert DeckMatcher._ink_colour(grey_card, both, ["10S", "10D"]) == [1, 0]
+    assert DeckMatcher._ink_colour(red_card, [pics["10S"], pics["10C"]], ["10S", "10C"]) == [0, 0]
