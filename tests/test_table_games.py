@@ -394,6 +394,88 @@ def test_a_spit_turn_up_read_once_under_a_hand_is_logged_when_the_card_lands_on_
     assert len(w._pending) == 1  # read 1.13 s before it landed: no turn-up of it
 
 
+def test_a_spit_column_top_played_and_covered_unseen_goes_under_the_card_that_covered_it() -> None:
+    """ST-2/ST-3: A's 2D is played from column 5 onto 3H and B's 3C lands on it 32 ms later, before any look saw
+    the 2D there (rendered Spit s12 3.62 s). When the column shows its next card (JD), the 2D, seen landing
+    nowhere, goes on the one centre pile where it fits between two cards that landed after it was last seen on its
+    column, a frame before the upper one (held back still), in A's name: else 3C on 3H is ruled illegal and the JD
+    refused on a column that still holds the 2D. A card seen landing, or one that fits on both piles, adds none."""
+    import heapq
+
+    def watcher() -> tuple[TableWatcher, PileTracker]:
+        sc = make_script("spit", 2, 3, 5.0)
+        w = TableWatcher(sc.layout, "spit", lambda crop: Detections(), 30.0)
+        return w, next(tr for tr in w.trackers if tr.zone.name == "col:A:5")
+
+    def landed(w: TableWatcher, t: float, zone: str, card: str) -> None:
+        seen = CardSeen(t, zone, card, 0.9, int(t * 30), (600.0, 300.0, 660.0, 380.0), t + 0.1)
+        w.cards.append(seen)
+        heapq.heappush(w._pending, (t, next(w._seq), Event(t=t, type="card", zone=zone, card=card), seen))
+
+    def turn_up(col: PileTracker) -> CardSeen:
+        box = _middle_box(col.zone)
+        for i, t in enumerate((1.5, 1.6, 1.7, 2.7)):
+            col.update(46 + 3 * i, t, dets(("2D", box)))
+        turned = [col.update(126 + 2 * i, 4.2 + i / 15, dets(("JD", box))) for i in range(3)]
+        assert col.top == "JD"
+        return next(c for c in turned if c is not None)
+
+    w, col = watcher()
+    landed(w, 2.867, "left", "3H")
+    landed(w, 2.9, "right", "8D")
+    landed(w, 3.653, "left", "3C")
+    w._played_unseen(col, turn_up(col))
+    lines = [e for _, _, e, _ in sorted(w._pending)]
+    assert [(e.zone, e.card, e.player) for e in lines] == [
+        ("left", "3H", None), ("right", "8D", None), ("left", "2D", "A"), ("left", "3C", None)]
+    assert lines[2].t == pytest.approx(3.653 - 1 / 30, abs=1e-3)  # (the upper line's t_err: none given)
+
+    w, col = watcher()  # seen landing on the right pile: nothing to add
+    landed(w, 2.867, "left", "3H")
+    landed(w, 3.2, "right", "2D")
+    landed(w, 3.653, "left", "3C")
+    w._played_unseen(col, turn_up(col))
+    assert [e.card for _, _, e, _ in sorted(w._pending)] == ["3H", "2D", "3C"]
+
+    w, col = watcher()  # fits under a card on either pile: which is not known
+    for t, zone, card in ((2.867, "left", "3H"), (2.9, "right", "AS"), (3.653, "left", "3C"), (3.7, "right", "AC")):
+        landed(w, t, zone, card)
+    w._played_unseen(col, turn_up(col))
+    assert len(w._pending) == 4
+
+
+def test_a_centre_pile_the_detector_boxes_nothing_on_is_read_with_the_deck_where_its_top_lay() -> None:
+    """TM-1 with ST-2: on a pink striped cloth the detector left B's 4C on the left pile unboxed for a second
+    (rendered Spit s12 5.1-6.1 s, its face scored 0.03), and the next card there was ruled on the 3C under it. A
+    centre pile with a top card on which the detector boxes nothing (no card, no hand, no back) is read against the
+    deck's pictures at the top card's box; a look that boxes anything there, or a read that names nothing, adds
+    nothing; nor does a column."""
+
+    class Deckish(_Model):
+        def __init__(self, read: str | None) -> None:
+            self.read, self.asked = read, []
+
+        def read_box(self, image: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+            self.asked.append(tuple(float(v) for v in box))
+            return (self.read, 0.9) if self.read else (None, 0.0)
+
+    sc = make_script("spit", 2, 3, 5.0)
+    for read in ("4C", None):
+        model = Deckish(read)
+        w = TableWatcher(sc.layout, "spit", model, 30.0)
+        left = next(tr for tr in w.trackers if tr.zone.name == "left")
+        col = next(tr for tr in w.trackers if tr.zone.name == "col:A:1")
+        box = _middle_box(left.zone)
+        left.top, col.top = "3C", "7H"
+        w.cards.append(CardSeen(3.65, "left", "3C", 0.9, 110, box, 3.7))
+        image = np.zeros((720, 1280, 3), np.uint8)
+        found = w._unboxed_top(image, Detections(), [left, col])
+        assert np.allclose(model.asked, [box], atol=0.01)
+        assert [str(n) for n in found.class_name] == ([read] if read else [])
+        hand = dets(("hand", box))
+        assert w._unboxed_top(image, hand, [left]) is hand and len(model.asked) == 1
+
+
 def test_a_spit_turn_up_read_once_as_its_look_alike_is_logged_as_the_card_that_landed() -> None:
     """ST-3: read once half under the hand that turned it, a column's card may be read as its look-alike (rendered
     Spit s11: 7H read 7D). The card that lands on a centre pile (confirmed there) is that column's turn-up; a read

@@ -622,6 +622,17 @@ class PileTracker:
         if self.top == code:
             self.top = self.stack[-1] if self.stack else None
 
+    def top_before(self, code: str) -> str | None:
+        """The card confirmed here last before ``code`` was (None: none), on the pile still or not."""
+        t = self._seen_at.get(code)
+        before = [(s, c) for c, s in self._seen_at.items() if c != code and (t is None or s <= t)]
+        return max(before)[1] if before else None
+
+    def last_seen(self, code: str) -> float | None:
+        """When ``code`` was last seen here (confirmed or read by a look); None if never."""
+        t = max(self._last_seen.get(code, -float("inf")), self._seen_at.get(code, -float("inf")))
+        return None if t == -float("inf") else t
+
     def moved_away(self, code: str) -> float | None:
         """``code`` has just landed somewhere else: one card lies in one place, so it left this pile (taken back,
         perhaps from under a later card where no look saw it). Returns when it was last seen here (None: it was

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from engine.cards import STANDARD_DECK, rank, suit
+from engine.cards import STANDARD_DECK, adjacent, rank, suit
 from engine.events import Event
 from models.detector import Detections, zone_imgsz
 from vision.arms import ArmFinder
@@ -261,6 +261,8 @@ class TableWatcher:
                                d.class_name)
             if self.game in ROWS_OF_CARDS and hasattr(self.detector, "read_box"):
                 d = self._unboxed_cards(image, d, members)
+            if self.game in AUDIO_TIMED_CARDS and hasattr(self.detector, "read_box"):
+                d = self._unboxed_top(image, d, members)
             self.boxes += [(tuple(float(v) for v in b), str(n)) for b, n in zip(d.xyxy, d.class_name, strict=True)]
             for tr, wanted in zip(members, wants, strict=True):
                 if not wanted:
@@ -286,6 +288,8 @@ class TableWatcher:
             self._moved(tr, landed)
         if self.game == "spit" and tr.zone.name in ("left", "right"):
             self._turned_up_unseen(landed)
+        if self.game == "spit" and tr.zone.name.startswith("col:") and landed:
+            self._played_unseen(tr, landed[-1])
         racing: list[str] = []
         if self.game in PLAYER_FROM_ARM and len(together) > 1:  # cards landed together: the hands, in order
             racing = self.slapper.arrivals_on(together[0].zone, together[0].t - 0.5, together[-1].t + 0.04)
@@ -391,12 +395,26 @@ class TableWatcher:
                 code, conf = self.detector.read_box(image, box)
                 if code is not None:
                     found.append((box, conf, code))
-        if not found:
-            return d
-        return Detections(np.concatenate([d.xyxy, np.array([b for b, _, _ in found], np.float32)]),
-                          np.concatenate([d.confidence, np.array([c for _, c, _ in found], np.float32)]),
-                          np.concatenate([d.class_id, np.zeros(len(found), d.class_id.dtype)]),
-                          np.concatenate([d.class_name.astype(object), [c for _, _, c in found]]).astype(str))
+        return _with_reads(d, found)
+
+    def _unboxed_top(self, image: np.ndarray, d: Detections, members: Sequence[Any]) -> Detections:
+        """Speed, Spit: a centre pile on which the detector boxes nothing at all (no card, hand or back) is read
+        against the deck's pictures where its top card lay (the deck's search finds a card laid a little off it).
+        On some cloths the detector leaves a card on a pile unboxed for seconds (rendered Spit s12, pink stripes:
+        B's 4C on the left pile, 5.1-6.1 s, its face scored 0.03), and the next card played there was ruled on the
+        card under it."""
+        found: list[tuple[np.ndarray, float, str]] = []
+        for tr in members:
+            if tr.zone.name not in ("left", "right") or tr.top is None:
+                continue
+            place = next((c.box for c in reversed(self.cards) if c.zone == tr.zone.name and c.card == tr.top), None)
+            if place is None or any(tr.zone.contains([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)])[0] for b in d.xyxy):
+                continue
+            box = np.array(place, np.float32)
+            code, conf = self.detector.read_box(image, box)
+            if code is not None:
+                found.append((box, conf, code))
+        return _with_reads(d, found)
 
     def _still_lies(self, code: str, place: tuple[float, float, float, float]) -> bool:
         """Whether the deck's pictures read ``code`` surely at ``place`` (frame pixels) in the frame being looked at."""
@@ -447,6 +465,46 @@ class TableWatcher:
             ev = Event(t=round(shown, 4), type="card", zone=col.zone.name, card=card.card, conf=round(card.conf, 3),
                        evidence={"frame": frame, "box": [round(v, 1) for v in box], "seen_again": card.zone})
             heapq.heappush(self._pending, (shown, next(self._seq), ev, seen))
+
+    def _played_unseen(self, col: PileTracker, turned: CardSeen) -> None:
+        """Spit: a column's top that no look saw land anywhere, when the column shows a new card, was played onto a
+        centre pile and covered there before any look saw it (rendered Spit s12 3.62 s: A's 2D played on 3H, B's
+        3C on it 32 ms later; the referee then ruled 3C on 3H illegal and refused A's next turn-up on a column that
+        still held 2D). Its ``card`` line goes on the one centre pile where it fits between two cards seen landing
+        there after it was last seen on its column (ST-2: each one rank from the one under it), just before the
+        upper one, while that is still held back."""
+        old = col.top_before(turned.card)
+        if old is None:
+            return
+        if any(c.card == old and c.zone != col.zone.name for c in self.cards):
+            return  # (seen landing somewhere)
+        last_here = col.last_seen(old)
+        if last_here is None:
+            return
+        pending = {(ev.zone, ev.card): ev for _, _, ev, _ in self._pending if ev.type == "card"}
+        fits = []
+        for pile in ("left", "right"):
+            landed = sorted((c for c in self.cards if c.zone == pile), key=lambda c: c.t)
+            for below, above in itertools.pairwise(landed):
+                ev = pending.get((pile, above.card))
+                if ev is None or not last_here - 0.1 <= above.t <= turned.t:
+                    continue
+                if adjacent(old, below.card) and adjacent(above.card, old):
+                    fits.append((pile, below, ev))
+        if len(fits) != 1:
+            return
+        pile, below, above = fits[0]
+        # it lay under the upper card: it landed before it, a frame before the time the upper one may have landed
+        # (no race: which was first is seen), give or take a quarter of a frame
+        t = max(below.t + 0.001, above.t - (above.t_err or 0.0) - 1.0 / self.fps, self._released_t)
+        if t >= above.t:
+            return
+        ev = Event(t=round(t, 4), type="card", zone=pile, card=old, player=col.zone.name.split(":")[1],
+                   conf=round(turned.conf, 3), t_err=round(min(above.t - t, 0.25 / self.fps), 4),
+                   evidence={"frame": turned.frame, "played_from": col.zone.name})
+        seen = CardSeen(t, pile, old, turned.conf, turned.frame, turned.box, turned.t_confirmed, covered=True)
+        self.cards.append(seen)
+        heapq.heappush(self._pending, (t, next(self._seq), ev, seen))
 
     def _removed(self, gone: RemoveSeen, seen_again: str | None = None,
                  box: tuple[float, float, float, float] | None = None) -> None:
@@ -610,3 +668,13 @@ class TableWatcher:
     @property
     def waiting(self) -> Sequence[Event]:
         return [p[2] for p in sorted(self._pending)]
+
+
+def _with_reads(d: Detections, found: list[tuple[np.ndarray, float, str]]) -> Detections:
+    """``d`` and the cards the deck's pictures read where no box was: (box, confidence, code) each."""
+    if not found:
+        return d
+    return Detections(np.concatenate([d.xyxy, np.array([b for b, _, _ in found], np.float32)]),
+                      np.concatenate([d.confidence, np.array([c for _, c, _ in found], np.float32)]),
+                      np.concatenate([d.class_id, np.zeros(len(found), d.class_id.dtype)]),
+                      np.concatenate([d.class_name.astype(object), [c for _, _, c in found]]).astype(str))
