@@ -476,6 +476,32 @@ def test_a_centre_pile_the_detector_boxes_nothing_on_is_read_with_the_deck_where
         assert w._unboxed_top(image, hand, [left]) is hand and len(model.asked) == 1
 
 
+def test_a_spit_column_top_misread_once_is_no_turn_up_of_the_card_that_lands() -> None:
+    """ST-3: rendered Spit s12, A's column 3 shows AH; under a hand it is read AS once, and AH again in the next
+    look; the spit card AS lands on the right pile 0.3 s later. The column still held AH after the read: the read
+    was of AH, misread, and AS is no turn-up of that column (else the referee is told a face-down card was turned
+    on a column that shows one)."""
+    sc = make_script("spit", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "spit", lambda crop: Detections(), 30.0)
+    col = next(tr for tr in w.trackers if tr.zone.name == "col:A:3")
+    box = _middle_box(col.zone)
+    for i, t in enumerate((7.067, 7.133, 7.2, 7.767, 7.867)):
+        col.update(212 + 3 * i, t, dets(("AH", box)))
+    assert col.top == "AH"
+    col.update(238, 7.933, dets(("AS", box)))
+    landed = CardSeen(8.214, "right", "AS", 0.9, 246, (600.0, 300.0, 660.0, 380.0), 8.3)
+    col.update(240, 8.0, dets(("AH", box)))  # the top seen again after the read
+    w._turned_up_unseen([landed])
+    assert not w._pending and col.top == "AH"
+    w2 = TableWatcher(sc.layout, "spit", lambda crop: Detections(), 30.0)  # the same read, the top not seen after
+    col2 = next(tr for tr in w2.trackers if tr.zone.name == "col:A:3")
+    for i, t in enumerate((7.067, 7.133, 7.2, 7.767, 7.867)):
+        col2.update(212 + 3 * i, t, dets(("AH", box)))
+    col2.update(238, 7.933, dets(("AS", box)))
+    w2._turned_up_unseen([landed])
+    assert [(e.zone, e.card) for _, _, e, _ in w2._pending] == [("col:A:3", "AS")]
+
+
 def test_a_spit_turn_up_read_once_as_its_look_alike_is_logged_as_the_card_that_landed() -> None:
     """ST-3: read once half under the hand that turned it, a column's card may be read as its look-alike (rendered
     Spit s11: 7H read 7D). The card that lands on a centre pile (confirmed there) is that column's turn-up; a read

@@ -443,14 +443,18 @@ class TableWatcher:
         column's turn-up (ST-3), turned and played at once with the hand over it all along: its ``card`` line there,
         dated from the read, before the play. (Else the referee keeps a face-down card too many in that column.) A
         card already confirmed on a column came from there; of several columns that read it, the first read it
-        first (the others saw it carried over them)."""
+        first (the others saw it carried over them). Not a column whose top was seen there again after the read: the
+        read was of that top, misread (rendered Spit s12: AH on a column read AS once, under a hand, and the spit
+        card AS played 0.3 s later was taken for that column's turn-up)."""
         columns = [tr for tr in self.trackers if isinstance(tr, PileTracker) and tr.zone.name.startswith("col:")]
         for card in landed:
             if any(card.card in col.stack for col in columns):
                 continue
+            # (a column whose top was seen again after the read still held it: the read was of the top, misread)
             window = [(read, col, code) for col in columns for code in col.unconfirmed_reads()
                       if (read := col.unconfirmed_read(code)) is not None
-                      and card.t - TURN_UP_READ_S <= read[0] < card.t]
+                      and card.t - TURN_UP_READ_S <= read[0] < card.t
+                      and not (col.top is not None and (col.last_seen(col.top) or -1.0) > read[0])]
             # (read once half under the hand, it may have been read as its look-alike)
             reads = [r for r in window if r[2] == card.card] or [r for r in window if _look_alike(r[2], card.card)]
             if not reads:
