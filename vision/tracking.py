@@ -640,7 +640,7 @@ class PileTracker:
         if code not in self.stack:
             return None
         self._lose(code)
-        return max(self._last_seen.get(code, -float("inf")), self._seen_at.get(code, -float("inf")))
+        return self.last_seen(code)  # (a code on the stack was confirmed here: never None)
 
     def _forgotten(self, code: str, t: float) -> bool:
         """A card confirmed here before may come back (the pile was taken and its cards played again) once it has

@@ -407,8 +407,10 @@ class TableWatcher:
         for tr in members:
             if tr.zone.name not in ("left", "right") or tr.top is None:
                 continue
+            if len(d) and tr.zone.contains((d.xyxy[:, :2] + d.xyxy[:, 2:]) / 2).any():
+                continue  # (something boxed there: the detector's look stands)
             place = next((c.box for c in reversed(self.cards) if c.zone == tr.zone.name and c.card == tr.top), None)
-            if place is None or any(tr.zone.contains([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)])[0] for b in d.xyxy):
+            if place is None:
                 continue
             box = np.array(place, np.float32)
             code, conf = self.detector.read_box(image, box)
