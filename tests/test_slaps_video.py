@@ -241,6 +241,41 @@ def test_hands_down_in_one_frame_take_their_sounds_in_the_order_they_came_to_res
     assert fused[0].source == "video"
 
 
+def test_of_hands_from_opposite_sides_down_in_one_frame_the_one_over_the_centre_sooner_came_first() -> None:
+    """TM-1/TM-3, Snap 4p s12 at 12.46 s: D (from the right) and B (from the left) both first show down on C's pile
+    in frame 374, their wrists at rest from the same frame; across a pile that cannot tell. But D's edge was over
+    the pile's centre a frame sooner (12.433 s; B's at 12.467 s): D came down first (12.456 s) and takes the first
+    sound, B (12.498 s) the second, with no doubt left. Over the centre in the same frame, they keep it."""
+    from types import SimpleNamespace
+
+    from vision.audio import Onset
+    from vision.slaps import Corridor, SlapDetector
+
+    def corridor(player: str, fronts: list[float]) -> Corridor:
+        c = Corridor("pile:C", player, np.zeros((53, 4), np.float32), np.zeros((53, 4), np.float32), 41, 35, 3.0)
+        c.past.extend(((370 + i) * FRAME, f, 53.0) for i, f in enumerate(fronts))
+        return c
+
+    rules = SimpleNamespace(fps=FPS, min_step=6.0, creep_rows=3.0)
+    d = SlapDetector._contact(rules, corridor("D", [19, 24, 32, 44, 46, 46]), 374)
+    b = SlapDetector._contact(rules, corridor("B", [-1, 18, 21, 29, 46, 46]), 374)
+    assert d.frame == b.frame == 374 and d.t_frame == b.t_frame == pytest.approx(374 * FRAME)
+    assert d.at_centre == pytest.approx(373 * FRAME) and b.at_centre == pytest.approx(374 * FRAME)
+    onsets = [Onset(12.456, 30.0, 0.0005), Onset(12.498, 30.0, 0.0005)]
+
+    def down(s: SlapSeen, arm_from: tuple[float, float]) -> SlapSeen:
+        return dataclasses.replace(s, landed_by=375 * FRAME, arm_from=arm_from)
+
+    right, left = (1.0, 0.0), (-1.0, 0.0)
+    for order in ([down(b, left), down(d, right)], [down(d, right), down(b, left)]):
+        fused = fuse_audio(order, onsets, frame_s=FRAME)
+        assert [(s.player, s.t) for s in fused] == [("D", 12.456), ("B", 12.498)]
+        assert max(s.t_err for s in fused) < 0.001
+    fused = fuse_audio([down(b, left), dataclasses.replace(down(d, right), at_centre=b.at_centre)], onsets,
+                       frame_s=FRAME)
+    assert all(s.t_err >= 0.04 for s in fused)
+
+
 def test_the_contact_of_a_hand_landing_among_others_is_its_last_fast_step() -> None:
     """SJ-2/TM-1: Slapjack seed 12, A's hand lands on a pile B's hand already covers: its edge comes in fast
     (14, 25, 38 rows) and then creeps (40, 41) over B's fingers. That is a slap, in contact at the fast step; a
@@ -298,6 +333,52 @@ def test_one_players_two_hands_on_two_piles_on_one_line_are_two_slaps() -> None:
 
     assert given(31.0) == ["pile:C", "pile:D"]
     assert given(float(len(near.map_x))) == ["pile:C"]
+
+
+def test_an_arm_whose_sleeve_matches_the_table_still_holds_the_pile_by_its_forearm() -> None:
+    """SJ-2/TM-1: rendered Slapjack 4p s11 at 9.13 s, D's pale sleeve on the grey cloth (within 10 grey levels):
+    once D's arm stops, only the hand and forearm show changed, from row 13 of the strip on, and the reach from the
+    strip's outer end fell to 0 (the slap was lost and its sound given to A). After a frame covered from the seat's
+    side, a run of changed rows through the zone's centre going back along the strip beyond the zone's near edge
+    (a forearm) still holds it; a palm alone, or nothing over the centre, does not."""
+    from vision.slaps import SlapDetector
+
+    sc = make_script("slapjack", ["A", "B", "C", "D"], 11, seconds=1.0)
+    det = SlapDetector(sc.layout, ["center"], FPS)
+    c = next(c for c in det.corridors if c.player == "D")
+    rows, cols = c.map_x.shape
+
+    def fg(first_row: int, centre: bool = True) -> np.ndarray:
+        out = np.zeros((rows, cols), bool)
+        out[first_row:] = True
+        if not centre:
+            out[c.s_centre - 1:c.s_centre + 2] = False
+        return out
+
+    assert c.s_edge - 10 >= 13  # (the forearm from row 13 reaches beyond the zone's edge by more than 10 rows)
+    assert det._reach(fg(13)) == 0.0
+    assert det._held_reach(fg(13), c) == rows
+    assert det._held_reach(fg(c.s_edge - 4), c) == 0.0  # the palm and wrist alone
+    assert det._held_reach(fg(13, centre=False), c) == 0.0
+
+    # frame by frame: D's arm comes in over three frames (its moving sleeve shows), then rests with only the hand and
+    # forearm showing: a slap by D, in contact in the last frame its edge came in
+    def frame(first_row: int, last_row: int) -> np.ndarray:
+        img = np.full((720, 1280, 3), 190, np.uint8)
+        for r in range(first_row, last_row):
+            for x, y in zip(c.map_x[r], c.map_y[r], strict=True):
+                cv2.circle(img, (int(x / SCALE), int(y / SCALE)), 5, (90, 120, 200), -1)
+        return img
+
+    import cv2
+
+    from vision.slaps import SCALE
+
+    det = SlapDetector(sc.layout, ["center"], FPS)
+    c = next(c for c in det.corridors if c.player == "D")
+    film = [frame(0, 0)] * 3 + [frame(0, 12), frame(0, 26), frame(0, c.s_centre + 6)] + [frame(13, rows)] * 8
+    found = [s for i, img in enumerate(film) for s in det.update(i, i / FPS, img)] + det.finish()
+    assert [(s.player, s.frame) for s in found] == [("D", 5)]
 
 
 def test_a_sound_no_slap_seen_took_goes_to_the_hand_that_came_in_fast_and_stayed() -> None:

@@ -62,6 +62,10 @@ class SlapSeen:
     #: the time of ``frame`` (None: ``t_video``); ``t_video`` is the contact inside or after it, as far as the
     #: frames say (:data:`SETTLE_SHARE`). Which hands showed down in one frame is asked of this
     t_frame: float | None = None
+    #: the time of the first frame of this arrival from which the hand's leading edge stayed over the zone's centre
+    #: up to ``frame`` (None: not known): of two arms from opposite sides first seen down in one frame, the one over
+    #: the centre a frame sooner was down first (their wrists cannot tell: see :func:`_settled_apart`)
+    at_centre: float | None = None
 
     def __post_init__(self) -> None:
         if self.t_frame is None:
@@ -91,6 +95,7 @@ class Corridor:
     slapped: bool = False  # a slap came down this corridor since the zone was last left
     past: deque = field(default_factory=lambda: deque(maxlen=24))  # (t, front, reach) of the last frames
     wrist: deque = field(default_factory=lambda: deque(maxlen=12))  # (index, t, rows moving just outside the zone)
+    held: deque = field(default_factory=lambda: deque(maxlen=12))  # frames whose reach was held (_held_reach)
 
     def reach_at(self, t: float) -> float:
         """The reach (rows from the outer end) in the frame at ``t``, among the last frames kept; 0 if gone."""
@@ -209,6 +214,7 @@ class SlapDetector:
         self.creep_rows = 3  # after its fast step a slapping hand's edge may creep this many rows before it stops
         self.small: np.ndarray | None = None
         self.hold_frames = 4
+        self.hold_rows = 10  # a forearm along the strip, beyond the zone's near edge (see _held_reach)
         self.wrist_rows = 10  # the strip just outside the zone on the player's side: the wrist of a hand on the pile
         self.still_rows = 1.5  # rows' worth of change there that still counts as a wrist at rest
         self._held: list[tuple[SlapSeen, Corridor, bool]] = []  # (slap, its corridor, came while covered)
@@ -229,6 +235,25 @@ class SlapDetector:
                 if gap > 1:
                     break
         return float(last + 1)
+
+    def _held_reach(self, fg: np.ndarray, c: Corridor) -> float:
+        """The reach of an arm that covered the zone from the seat's side in the last frame and now shows only from
+        the zone back along its forearm (a sleeve the colour of the table: rendered Slapjack 4p s11 9.13 s, D's
+        pale blue sleeve on the grey cloth, the same to within 10 grey levels): the run of changed rows through the
+        zone's centre, when it goes at least ``hold_rows`` back beyond the zone's near edge (a forearm along the
+        strip, not a palm alone or fingers from across). 0 when it does not."""
+        covered = fg.mean(axis=1) >= self.min_frac
+        if c.s_centre >= len(covered) or not covered[c.s_centre]:
+            return 0.0
+        start = c.s_centre
+        while start > 0 and (covered[start - 1] or (start > 1 and covered[start - 2])):
+            start -= 1
+        if start > c.s_edge - self.hold_rows:
+            return 0.0
+        end = c.s_centre
+        while end + 1 < len(covered) and (covered[end + 1] or (end + 2 < len(covered) and covered[end + 2])):
+            end += 1
+        return float(end + 1)
 
     def _front(self, moving: np.ndarray, reach: float) -> float:
         """The farthest row (within the reach) where something moved since the last frame: a hand's leading
@@ -252,6 +277,11 @@ class SlapDetector:
             c.prev = strip
             fg = np.abs(strip - c.background).max(axis=2) > self.threshold
             r = self._reach(fg)
+            if c.past and c.past[-1][2] >= c.s_centre + self.past / c.pitch_mm > r:
+                held = self._held_reach(fg, c)
+                if held > r:
+                    r = held
+                    c.held.append(index)
             f = self._front(moving, min(r, c.s_centre + self.own_rows))
             lo = max(0, c.s_edge - self.near_rows)
             self.reached[(c.zone, c.player)].append((t, float(fg[lo:c.s_edge].mean()) if c.s_edge > lo else 0.0))
@@ -336,6 +366,11 @@ class SlapDetector:
                 o.player == seen.player and o.zone != seen.zone and lo <= o.t_frame - seen.t_frame <= hi
                 and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in others)
             landed_by = self._landed_by(c, seen.frame)
+            # (a reach held by its forearm when the hand stopped must go on covering the pile: an arm going back
+            # clears the strip from the seat's side first, and its forearm is what is left for a frame)
+            if {seen.frame, seen.frame + 1} & set(c.held) and not final and min(
+                    (r for tt, _, r in c.past if tt > seen.t_frame + 1.5 / self.fps), default=0.0) < c.s_centre:
+                continue
             # a palm that slapped rests on the pile; a hand that never comes to rest there (a card dealt past it,
             # an arm reaching across) slapped nothing (at the end of the video, there is no telling)
             if not beyond and not (again and c.left >= seen.frame) and (landed_by is not None or final):
@@ -412,7 +447,10 @@ class SlapDetector:
         # later by :meth:`_settle`), and a slap timed by the video alone must not be ordered before one timed by
         # its sound that it may have followed (TM-3)
         est = t[-1]
-        return SlapSeen(est, c.zone, c.player, dt, index, est)
+        j = k
+        while j > 0 and front[j - 1] >= c.s_centre:
+            j -= 1
+        return SlapSeen(est, c.zone, c.player, dt, index, est, at_centre=t[j])
 
 
 def contact_step(front: list[float], min_step: float, creep_rows: float) -> int | None:
@@ -466,11 +504,13 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1
         out.append(dataclasses.replace(s, t=o.t, t_err=max(o.t_err, 0.0005), source="audio+video",
                                        strength=o.strength))
     # two hands the frames put at the same moment: the sounds say when, not whose, unless one hand was still
-    # settling when the other was at rest (it took the later sound); otherwise their times keep that doubt
+    # settling when the other was at rest, or was over the pile's centre a frame later (it took the later sound);
+    # otherwise their times keep that doubt
     for i, a in enumerate(out):
         for b in out[i + 1:]:
             same_frame = a.zone == b.zone and abs(a.t_frame - b.t_frame) < same_frame_s
-            if same_frame and a.source == b.source == "audio+video" and not _settled_apart(a, b):
+            if same_frame and a.source == b.source == "audio+video" and not _settled_apart(a, b) \
+                    and not _centred_apart(a, b, frame_s):
                 doubt = abs(a.t - b.t)
                 out = [dataclasses.replace(x, t_err=max(x.t_err, doubt)) if x is a or x is b else x for x in out]
     return sorted(out, key=lambda x: x.t)
@@ -481,8 +521,10 @@ def _landing_order(slaps: list[SlapSeen], frame_s: float) -> list[SlapSeen]:
     two hands on one pile whose contacts are at most a frame apart, the one that came to rest first landed first
     when that can be seen (:func:`_settled_apart`): a hand arriving on a hand already there is seen down a frame
     early (its edge meets the other's fingers), but it is still moving after the first is at rest."""
-    # (in one frame, the hand at rest sooner first even where that is not proof: it cannot take a later sound)
-    order = sorted(slaps, key=lambda x: (x.t_frame, x.frame, np.inf if x.landed_by is None else x.landed_by))
+    # (in one frame, the hand over the pile's centre sooner first, then the hand at rest sooner, even where that is
+    # not proof: it cannot take a later sound)
+    order = sorted(slaps, key=lambda x: (x.t_frame, x.frame, np.inf if x.at_centre is None else x.at_centre,
+                                         np.inf if x.landed_by is None else x.landed_by))
     for _ in range(len(order)):
         swapped = False
         for i, (a, b) in enumerate(itertools.pairwise(order)):
@@ -493,6 +535,15 @@ def _landing_order(slaps: list[SlapSeen], frame_s: float) -> list[SlapSeen]:
         if not swapped:
             break
     return order
+
+
+def _centred_apart(a: SlapSeen, b: SlapSeen, frame_s: float) -> bool:
+    """Whether of two hands first shown down in one frame, one's edge was over the pile's centre a frame or more
+    before the other's: that hand came down first (a hand shows over the pile a little before its palm meets it, by
+    about as long for each)."""
+    if a.at_centre is None or b.at_centre is None:
+        return False
+    return abs(a.at_centre - b.at_centre) >= 0.5 * frame_s
 
 
 def _settled_apart(a: SlapSeen, b: SlapSeen, opposite: float = -0.7) -> bool:
