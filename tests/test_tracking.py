@@ -220,6 +220,48 @@ def test_a_card_is_dated_from_the_look_that_first_read_it_though_a_hand_covers_i
     assert abs(seen[0].t - 3 / 30) < 1e-9  # first read in frame 4, and it looked so from frame 3
 
 
+def _face_or_back(face: bool, shift: int = 0, hand_to: int = 0) -> np.ndarray:
+    """A card at (160, 150)-(240, 260), shifted ``shift`` px right: its face (pips: dark squares on white) or its
+    back (dark stripes); a hand (flat, skin-coloured) over the rows above ``hand_to``."""
+    img = np.full((480, 640, 3), 90, np.uint8)
+    x0 = 160 + shift
+    if face:
+        img[150:260, x0:x0 + 80] = 240
+        for py in range(160, 250, 14):
+            for px in range(8, 72, 14):
+                img[py:py + 7, x0 + px:x0 + px + 7] = 30
+    else:
+        img[150:260, x0:x0 + 80] = 200
+        for py in range(155, 255, 8):
+            img[py:py + 4, x0 + 4:x0 + 76] = 60
+    if hand_to:
+        img[100:hand_to, 120:330] = (120, 150, 200)
+    return img
+
+
+@pytest.mark.parametrize("case", ["under a hand", "sliding in"])
+def test_a_card_turned_up_under_the_hand_that_turned_it_is_dated_from_when_it_first_partly_showed(case: str) -> None:
+    """EVENTS.md ``card`` (ST-2: a column's next card turned up): the hand that turned the card stays over part of
+    it for frames (rendered Spit s238 10.1 s: B's 2C, its index bare from the first frame, its middle clean only 5
+    frames later). The card showed from the first frame its bare part matches it, still (back before it, as turned
+    up). A card sliding the last pixels into place (Spit s238 13.2 s: JD moved from another column) matches in part
+    as well, but better shifted: it landed when it stopped."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, retry=3)
+    box = (160.0, 150.0, 240.0, 260.0)
+    for i in range(12):
+        if i < 4:
+            img = _face_or_back(False, hand_to=210 if i >= 2 else 0)
+        elif case == "under a hand" and i < 8:
+            img = _face_or_back(True, hand_to=205)
+        elif i < 8:
+            img = _face_or_back(True, shift=(12, 9, 6, 4)[i - 4])
+        else:
+            img = _face_or_back(True)
+        tr.remember(i, i / 30, img)
+    shown = tr.first_seen(box, 11 / 30)
+    assert shown == pytest.approx((4 if case == "under a hand" else 8) / 30)
+
+
 def test_a_card_that_lands_elsewhere_left_its_pile_first() -> None:
     """SP-8: one card lies in one place; a card on one pile that shows on another was taken back from the first
     (perhaps from under a later card, where no look saw it go)."""

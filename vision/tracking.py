@@ -34,6 +34,18 @@ from models.detector import Detections
 FACE_EXCLUDE = frozenset({"back", "hand"})
 #: a card first read this long (s) or less before its clean looks date it is dated by that read
 READ_BOUND_S = 0.3
+#: a card partly under a hand shows at least this share of its telling pixels as in its clean look ...
+PART_SHOWN = 0.3
+#: ... and where it was not yet, less than this share of the least it showed partly (:meth:`PileTracker.first_seen`)
+PART_GONE = 0.65
+#: telling pixels: those that change by more than 24 grey levels when the clean look is shifted this many pixels
+#: (and at least PART_TELLING of them, else the card's middle is too plain to tell)
+PART_EDGE = 3
+PART_TELLING = 30
+#: (dx, dy) pixel shifts that must all match worse than unshifted: the card is at rest, not sliding in (rendered Spit:
+#: a card at rest under a hand 0.59-0.68 unshifted against 0.44-0.56 shifted; one sliding the last pixels into its
+#: place 0.38-0.54 against 0.53-0.59)
+PART_SHIFTS = tuple((d * a, d * b) for d in (1, 2, 3, 5, 8) for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1)))
 #: a pile seen bare where cards lie is looked at again at every chance this many times (then as any still pile)
 LOST_LOOKS = 4
 #: a card read in two looks in a row with its box within this share of its size (each edge) lay on the pile then
@@ -682,11 +694,53 @@ class PileTracker:
         ref = ref[sy0:sy1, sx0:sx1].astype(np.int16)
         if ref.size == 0:
             return t_last
-        first = t_last
-        for _, t, grey in reversed(frames):
-            patch = grey[sy0:sy1, sx0:sx1].astype(np.int16)
+        first, k = t_last, len(frames)
+        for i in range(len(frames) - 1, -1, -1):
+            patch = frames[i][2][sy0:sy1, sx0:sx1].astype(np.int16)
             if float((np.abs(patch - ref) < 24).mean()) < 0.8:
                 break
-            first = t
+            first, k = frames[i][1], i
+        return self._partly_shown(frames[:k], ref, (sy0, sy1, sx0, sx1), first)
+
+    @staticmethod
+    def _partly_shown(frames: list, ref: np.ndarray, region: tuple[int, int, int, int], first: float) -> float:
+        """How far before ``first`` (its first clean frame) the card already lay where it lies, partly under a hand:
+        the hand that turned a column's card up still over it. Only the card's telling pixels count (where its
+        clean look changes when shifted a few pixels: pips, indices, figures; not its plain white), those a hand
+        leaves bare match wherever it moves. Walked back over ``frames`` (those before ``first``) while at least
+        :data:`PART_SHOWN` of them match unshifted, better than shifted by any of :data:`PART_SHIFTS` (a card still
+        sliding in matches better where it was going), and taken only when the walk ends on a frame where the card
+        was not there (less than :data:`PART_GONE` of the least it matched) within :data:`READ_BOUND_S`: a card on
+        a card of the same look matches in part all along."""
+        sy0, sy1, sx0, sx1 = region
+        h, w = ref.shape
+        telling = np.zeros(ref.shape, bool)
+        m = PART_EDGE
+        if h <= 2 * m or w <= 2 * m:
+            return first
+        for dx, dy in ((m, 0), (-m, 0), (0, m), (0, -m)):
+            telling |= np.abs(np.roll(ref, (dy, dx), axis=(0, 1)) - ref) > 24
+        telling[:m], telling[-m:], telling[:, :m], telling[:, -m:] = False, False, False, False
+        if telling.sum() < PART_TELLING:
+            return first
+        want = ref[telling]
+
+        def match(grey: np.ndarray, dx: int = 0, dy: int = 0) -> float:
+            return float((np.abs(grey[sy0 + dy:sy1 + dy, sx0 + dx:sx1 + dx].astype(np.int16)[telling] - want)
+                          < 24).mean())
+
+        least, earliest = 1.0, first
+        for _, t, grey in reversed(frames):
+            if first - t > READ_BOUND_S + 1e-9:
+                return first
+            here = match(grey)
+            if here < PART_SHOWN:
+                return earliest if here < PART_GONE * least and earliest < first else first
+            H, W = grey.shape
+            shifted = max((match(grey, dx, dy) for dx, dy in PART_SHIFTS
+                           if sy0 + dy >= 0 and sy1 + dy <= H and sx0 + dx >= 0 and sx1 + dx <= W), default=0.0)
+            if shifted >= here:
+                return first
+            least, earliest = min(least, here), t
         return first
 
