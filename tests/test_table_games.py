@@ -444,6 +444,39 @@ def test_a_spit_column_top_played_and_covered_unseen_goes_under_the_card_that_co
     assert len(w._pending) == 4
 
 
+def test_a_spit_column_card_read_as_its_look_alike_is_renamed_by_a_surer_read_where_it_lands() -> None:
+    """ST-2/ST-3 with TM-1: B's KC turned up on column 3 was read KS at 0.78 (rendered Spit s12 10.4 s: at that size
+    the deck's KS, KC and QC score alike) and played on the right pile at 11.1 s, read KC at 0.9 there: the referee
+    refused it (no column showed KC) and kept a KS on the column. While the column's line is still held back, a
+    surer read of its look-alike landing on a centre pile, which no column holds, names it: the line and the
+    column's card are renamed. Not when the column's read was as sure, nor when two columns hold look-alikes."""
+    import heapq
+
+    def watcher(*cols: tuple[str, str, float]) -> TableWatcher:
+        w = TableWatcher(make_script("spit", 2, 12, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+        for zone, card, conf in cols:
+            tr = next(tr for tr in w.trackers if tr.zone.name == zone)
+            tr.history.add(card)
+            tr.stack.append(card)
+            seen = CardSeen(10.433, zone, card, conf, 313, _middle_box(tr.zone), 10.5)
+            w.cards.append(seen)
+            ev = Event(t=10.433, type="card", zone=zone, card=card, conf=conf, evidence={"frame": 313})
+            heapq.heappush(w._pending, (10.433, next(w._seq), ev, seen))
+        return w
+
+    def play_kc(w: TableWatcher) -> list[tuple[str, str]]:
+        w._column_top_misread([CardSeen(11.113, "right", "KC", 0.9, 334, (658.0, 306.0, 760.0, 421.0), 11.2)])
+        return sorted((e.zone, e.card) for _, _, e, _ in w._pending)
+
+    w = watcher(("col:B:3", "KS", 0.781), ("col:B:2", "JH", 0.9))
+    assert play_kc(w) == [("col:B:2", "JH"), ("col:B:3", "KC")]
+    col = next(tr for tr in w.trackers if tr.zone.name == "col:B:3")
+    assert col.stack == ["KC"] and "KC" in col.history and "KS" not in col.history
+    assert ("col:B:3", "KC") in {(c.zone, c.card) for c in w.cards}
+    assert play_kc(watcher(("col:B:3", "KS", 0.9))) == [("col:B:3", "KS")]
+    assert play_kc(watcher(("col:B:3", "KS", 0.781), ("col:A:1", "KS", 0.7))) == [("col:A:1", "KS"), ("col:B:3", "KS")]
+
+
 def test_a_centre_pile_the_detector_boxes_nothing_on_is_read_with_the_deck_where_its_top_lay() -> None:
     """TM-1 with ST-2: on a pink striped cloth the detector left B's 4C on the left pile unboxed for a second
     (rendered Spit s12 5.1-6.1 s, its face scored 0.03), and the next card there was ruled on the 3C under it. A

@@ -530,6 +530,21 @@ class PileTracker:
         self.stack.append(code)
         self._peeking, self._gone = set(), {}
 
+    def rename(self, old: str, code: str) -> None:
+        """A card confirmed here as ``old`` was ``code`` (its look-alike: a surer read of it elsewhere says so)."""
+        if old == code:
+            return
+        if old in self.history:
+            self.history.discard(old)
+            self.history.add(code)
+        self.stack = [code if c == old else c for c in self.stack]
+        for seen in (self._seen_at, self._last_seen):
+            if old in seen:
+                seen[code] = seen.pop(old)
+        if self.top == old:
+            self._misreads.add(old)
+            self.top = code
+
     def _moved_since(self, code: str, boxes: list[Any]) -> bool:
         """No box of ``code`` in this look lies where one did in the last look that read it (within ``carried``
         of its size, each edge): a card in flight, not one lying on the pile. (A look may box one card twice: alone,

@@ -14,6 +14,7 @@ are held until they are final, then released in time order (the referee needs th
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
@@ -287,6 +288,7 @@ class TableWatcher:
         if self.game in CARDS_MOVE_BETWEEN_PILES:
             self._moved(tr, landed)
         if self.game == "spit" and tr.zone.name in ("left", "right"):
+            self._column_top_misread(landed)
             self._turned_up_unseen(landed)
         if self.game == "spit" and tr.zone.name.startswith("col:") and landed:
             self._played_unseen(tr, landed[-1])
@@ -439,6 +441,33 @@ class TableWatcher:
         """The first of the zones ``names`` that holds the middle of ``box`` (frame pixels), if any."""
         middle = [((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)]
         return next((z for z in names if self.layout.zones[z].contains(middle)[0]), None)
+
+    def _column_top_misread(self, landed: list[CardSeen]) -> None:
+        """Spit: a card landing on a centre pile that no column holds, where exactly one column's card (its line
+        still held back, seen landing nowhere else) was read less surely as its look-alike, was that card (rendered
+        Spit s12 10.4 s: B's KC turned up on column 3, read KS at 0.78, the deck's pictures of KS, KC and QC alike
+        at that size; played on the right pile at 11.1 s and read KC at 0.9 there). The column's card and its
+        held-back line are renamed; else the referee refuses the play (no column shows KC) and keeps the KS."""
+        columns = {tr.zone.name: tr for tr in self.trackers
+                   if isinstance(tr, PileTracker) and tr.zone.name.startswith("col:")}
+        for card in landed:
+            if any(card.card in col.stack for col in columns.values()):
+                continue
+            held = [k for k, (_, _, ev, _) in enumerate(self._pending)
+                    if ev.type == "card" and ev.zone in columns and _look_alike(ev.card, card.card)
+                    and (ev.conf or 0.0) < card.conf
+                    and not any(c.card == ev.card and c.zone not in columns for c in self.cards)]
+            if len(held) != 1:
+                continue
+            k = held[0]
+            t, seq, ev, seen = self._pending[k]
+            old = ev.card
+            ev.card = card.card
+            ev.evidence = {**(ev.evidence or {}), "read_as": old, "seen_again": card.zone}
+            renamed = dataclasses.replace(seen, card=card.card)
+            self._pending[k] = (t, seq, ev, renamed)
+            self.cards = [renamed if c is seen else c for c in self.cards]
+            columns[ev.zone].rename(old, card.card)
 
     def _turned_up_unseen(self, landed: list[CardSeen]) -> None:
         """Spit: a card played on a centre pile that a column read shortly before and never confirmed was that
