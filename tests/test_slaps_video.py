@@ -176,6 +176,10 @@ def test_a_hand_that_lays_a_card_is_not_a_slap() -> None:
          SlapSeen(3.00, "pile:A", "C", 0.016, 90, 3.00)]
     kept = drop_dealing(s, [(1.05, "center"), (2.0, "center"), (3.05, "pile:B")])
     assert [x.player for x in kept] == ["B", "C"]
+    # a Snap pile's cards are laid by its owner: C's hand on A's pile 47 ms after A's AH showed slapped, anticipated
+    # (rendered Snap 4p s12 12.03 s: C won the snap of aces); A's own hand then is the one that laid it
+    s = [SlapSeen(12.08, "pile:A", "C", 0.016, 363, 12.08), SlapSeen(12.08, "pile:A", "A", 0.016, 363, 12.08)]
+    assert [x.player for x in drop_dealing(s, [(12.033, "pile:A")])] == ["C"]
 
 
 def test_a_slap_timed_by_the_video_alone_is_not_ordered_before_a_sound_within_a_frame(pair: RenderedGame) -> None:

@@ -562,8 +562,11 @@ def drop_dealing(slaps: list[SlapSeen], cards: list[tuple[float, str]], before_s
     """Without the hands that laid cards: a "slap" on a pile within ``before_s`` before (or ``after_s`` after) a new
     card showed there is the hand that put it down; no one reacts to a card within 100 ms of it showing (TM-2).
     On one's own pile (``pile:P`` by P, Snap), where the hand lays its card after a short reach, up to
-    ``own_before_s`` before. ``cards``: (time the card first showed, zone)."""
+    ``own_before_s`` before; on another's, never (its owner lays its cards: that hand slapped, anticipated, TM-2).
+    ``cards``: (time the card first showed, zone)."""
     def laid(s: SlapSeen) -> bool:
+        if s.zone.startswith("pile:") and s.zone != f"pile:{s.player}":
+            return False  # (a Snap pile's cards are laid by its owner: another's hand on it slapped, if too soon)
         before = own_before_s if s.zone == f"pile:{s.player}" else before_s
         return any(z == s.zone and -after_s <= t - s.t_frame <= before for t, z in cards)
 
