@@ -478,11 +478,11 @@ def test_a_spit_column_card_read_as_its_look_alike_is_renamed_by_a_surer_read_wh
 
 
 def test_a_centre_pile_the_detector_boxes_nothing_on_is_read_with_the_deck_where_its_top_lay() -> None:
-    """TM-1 with ST-2: on a pink striped cloth the detector left B's 4C on the left pile unboxed for a second
-    (rendered Spit s12 5.1-6.1 s, its face scored 0.03), and the next card there was ruled on the 3C under it. A
-    centre pile with a top card on which the detector boxes nothing (no card, no hand, no back) is read against the
-    deck's pictures at the top card's box; a look that boxes anything there, or a read that names nothing, adds
-    nothing; nor does a column."""
+    """TM-1 with ST-2 and SN-3: on a pink striped cloth the detector left B's 4C on the left pile unboxed for a
+    second (rendered Spit s12 5.1-6.1 s, its face scored 0.03), and the next card there was ruled on the 3C under
+    it. A pile played on (a centre pile, a Snap pile) with a top card on which the detector boxes nothing (no card,
+    no hand, no back) is read against the deck's pictures at the top card's box; a look that boxes anything there,
+    or a read that names nothing, adds nothing; nor does a column."""
 
     class Deckish(_Model):
         def __init__(self, read: str | None) -> None:
@@ -507,6 +507,16 @@ def test_a_centre_pile_the_detector_boxes_nothing_on_is_read_with_the_deck_where
         assert [str(n) for n in found.class_name] == ([read] if read else [])
         hand = dets(("hand", box))
         assert w._unboxed_top(image, hand, [left]) is hand and len(model.asked) == 1
+    # Snap's piles too (rendered Snap 4p s12 12.03 s: A's AH, never boxed on the pink cloth, slapped 56 ms later)
+    sc = make_script("snap", ["A", "B", "C", "D"], 12, seconds=1.0)
+    model = Deckish("AH")
+    w = TableWatcher(sc.layout, "snap", model, 30.0)
+    pile = next(tr for tr in w.trackers if tr.zone.name == "pile:A")
+    box = _middle_box(pile.zone)
+    pile.top = "3D"
+    w.cards.append(CardSeen(9.56, "pile:A", "3D", 0.9, 287, box, 9.6))
+    found = w._unboxed_top(np.zeros((720, 1280, 3), np.uint8), Detections(), [pile])
+    assert [str(n) for n in found.class_name] == ["AH"] and np.allclose(model.asked, [box], atol=0.01)
 
 
 def test_a_spit_column_top_misread_once_is_no_turn_up_of_the_card_that_lands() -> None:

@@ -117,6 +117,9 @@ UNSEEN_AFTER_S = 0.3
 COLUMN_RETRY = 30
 #: games whose cards race for one pile (SP-9, TM-3): their landings are timed by their taps on the table
 AUDIO_TIMED_CARDS = ("speed", "spit")
+#: the piles played on, per game (zone names or their beginnings), where a top card the detector leaves unboxed is
+#: read by the deck's pictures (:meth:`TableWatcher._unboxed_top`)
+UNBOXED_TOPS = {"speed": ("left", "right"), "spit": ("left", "right"), "slapjack": ("center",), "snap": ("pile:",)}
 #: games whose cards land anywhere along a long zone (a suit row): the arm is found from the card to each seat
 PLAYER_FROM_SEAT = ("paijie",)
 #: games whose card lines must name who laid the card (the referee keeps each player's count, SP-8): the arm
@@ -262,7 +265,7 @@ class TableWatcher:
                                d.class_name)
             if self.game in ROWS_OF_CARDS and hasattr(self.detector, "read_box"):
                 d = self._unboxed_cards(image, d, members)
-            if self.game in AUDIO_TIMED_CARDS and hasattr(self.detector, "read_box"):
+            if self.game in UNBOXED_TOPS and hasattr(self.detector, "read_box"):
                 d = self._unboxed_top(image, d, members)
             self.boxes += [(tuple(float(v) for v in b), str(n)) for b, n in zip(d.xyxy, d.class_name, strict=True)]
             for tr, wanted in zip(members, wants, strict=True):
@@ -400,14 +403,15 @@ class TableWatcher:
         return _with_reads(d, found)
 
     def _unboxed_top(self, image: np.ndarray, d: Detections, members: Sequence[Any]) -> Detections:
-        """Speed, Spit: a centre pile on which the detector boxes nothing at all (no card, hand or back) is read
-        against the deck's pictures where its top card lay (the deck's search finds a card laid a little off it).
-        On some cloths the detector leaves a card on a pile unboxed for seconds (rendered Spit s12, pink stripes:
-        B's 4C on the left pile, 5.1-6.1 s, its face scored 0.03), and the next card played there was ruled on the
-        card under it."""
+        """A pile played on (:data:`UNBOXED_TOPS`) on which the detector boxes nothing at all (no card, hand or
+        back) is read against the deck's pictures where its top card lay (the deck's search finds a card laid a
+        little off it). On some cloths the detector leaves a card on a pile unboxed for seconds (rendered Spit s12,
+        pink stripes: B's 4C on the left pile, 5.1-6.1 s, its face scored 0.03), and the next card played there was
+        ruled on the card under it; Snap 4p s12 12.03 s: A's AH, slapped 56 ms after it landed, was never boxed
+        and the snap of aces was called a false one."""
         found: list[tuple[np.ndarray, float, str]] = []
         for tr in members:
-            if tr.zone.name not in ("left", "right") or tr.top is None:
+            if not tr.zone.name.startswith(UNBOXED_TOPS[self.game]) or tr.top is None:
                 continue
             if len(d) and tr.zone.contains((d.xyxy[:, :2] + d.xyxy[:, 2:]) / 2).any():
                 continue  # (something boxed there: the detector's look stands)
