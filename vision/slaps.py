@@ -95,7 +95,7 @@ class Corridor:
     slapped: bool = False  # a slap came down this corridor since the zone was last left
     past: deque = field(default_factory=lambda: deque(maxlen=24))  # (t, front, reach) of the last frames
     wrist: deque = field(default_factory=lambda: deque(maxlen=12))  # (index, t, rows moving just outside the zone)
-    held: deque = field(default_factory=lambda: deque(maxlen=12))  # frames whose reach was held (_held_reach)
+    held_frames: deque = field(default_factory=lambda: deque(maxlen=12))  # frames whose reach was held (_held_reach)
 
     def reach_at(self, t: float) -> float:
         """The reach (rows from the outer end) in the frame at ``t``, among the last frames kept; 0 if gone."""
@@ -281,7 +281,7 @@ class SlapDetector:
                 held = self._held_reach(fg, c)
                 if held > r:
                     r = held
-                    c.held.append(index)
+                    c.held_frames.append(index)
             f = self._front(moving, min(r, c.s_centre + self.own_rows))
             lo = max(0, c.s_edge - self.near_rows)
             self.reached[(c.zone, c.player)].append((t, float(fg[lo:c.s_edge].mean()) if c.s_edge > lo else 0.0))
@@ -368,7 +368,7 @@ class SlapDetector:
             landed_by = self._landed_by(c, seen.frame)
             # (a reach held by its forearm when the hand stopped must go on covering the pile: an arm going back
             # clears the strip from the seat's side first, and its forearm is what is left for a frame)
-            if {seen.frame, seen.frame + 1} & set(c.held) and not final and min(
+            if {seen.frame, seen.frame + 1} & set(c.held_frames) and not final and min(
                     (r for tt, _, r in c.past if tt > seen.t_frame + 1.5 / self.fps), default=0.0) < c.s_centre:
                 continue
             # a palm that slapped rests on the pile; a hand that never comes to rest there (a card dealt past it,

@@ -118,8 +118,9 @@ COLUMN_RETRY = 30
 #: games whose cards race for one pile (SP-9, TM-3): their landings are timed by their taps on the table
 AUDIO_TIMED_CARDS = ("speed", "spit")
 #: the piles played on, per game (zone names or their beginnings), where a top card the detector leaves unboxed is
-#: read by the deck's pictures (:meth:`TableWatcher._unboxed_top`)
-UNBOXED_TOPS = {"speed": ("left", "right"), "spit": ("left", "right"), "slapjack": ("center",), "snap": ("pile:",)}
+#: read by the deck's pictures (:meth:`TableWatcher._unboxed_top`). Not Slapjack's centre: there it gained no card
+#: on six rendered games and cost one (4p s11: JC read JD)
+UNBOXED_TOPS = {"speed": ("left", "right"), "spit": ("left", "right"), "snap": ("pile:",)}
 #: games whose cards land anywhere along a long zone (a suit row): the arm is found from the card to each seat
 PLAYER_FROM_SEAT = ("paijie",)
 #: games whose card lines must name who laid the card (the referee keeps each player's count, SP-8): the arm
