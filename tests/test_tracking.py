@@ -262,21 +262,6 @@ def test_a_card_turned_up_under_the_hand_that_turned_it_is_dated_from_when_it_fi
     assert shown == pytest.approx((4 if case == "under a hand" else 8) / 30)
 
 
-@pytest.mark.parametrize("coming", [False, True])
-def test_a_top_hidden_by_a_face_sliding_over_it_was_not_taken_back(coming: bool) -> None:
-    """SP-8: a top card unseen while the card under it shows again left the pile into a hand (a take-back). Not when
-    a new face lies over the top's place: a card on its way onto the pile (rendered Spit s12 9.33 s: 2H slid in
-    face up over AS, and the 3H under AS peeked out), which hides it as a card back does."""
-    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, carried=0.15)
-    under, top = ("9S", 0.9, (140.0, 140.0, 220.0, 250.0)), ("4H", 0.9, (160.0, 150.0, 240.0, 260.0))
-    # (2H on its way: a little farther on at each look)
-    slides = [("2H", 0.9, (230.0 - 20 * k, 170.0, 310.0 - 20 * k, 280.0)) for k in range(4)]
-    last = [((under, top, s), (under, s)) if coming else ((under,), (under,)) for s in slides]
-    _feed_looks(tr, [((under,), (under,))] * 3 + [((under, top), (under, top))] * 3 + last)
-    assert tr.stack == ["9S", "4H"] or not coming
-    assert [r.card for r in tr.removed] == ([] if coming else ["4H"])
-
-
 def test_a_card_that_lands_elsewhere_left_its_pile_first() -> None:
     """SP-8: one card lies in one place; a card on one pile that shows on another was taken back from the first
     (perhaps from under a later card, where no look saw it go)."""

@@ -364,12 +364,7 @@ class PileTracker:
             # its place is seen bare and still
             stirred = self.row and any(self._moving(self._place[c]) for c in self.stack
                                        if c not in there and c in self._place)
-            # a new face over the top's place is a card on its way onto it (Spit and Speed cards come face up),
-            # hiding the top as a back does (rendered Spit s12 9.33 s: 2H slid over AS, the 3H under AS peeking)
-            top_place = self._place.get(self.top) if self.top is not None else None
-            face_over = top_place is not None and any(n not in self.history and _overlap(b, top_place)
-                                                      for _, n, b in inside)
-            self._check_removed(index, t, there, hand_over or stirred, back_over or face_over)
+            self._check_removed(index, t, there, hand_over or stirred, back_over)
             self._check_buried(index, t, there, hand_over or stirred or any(n not in self.history for n in looked))
         for _, n, b in inside:
             self._last_seen[n] = t
@@ -602,8 +597,7 @@ class PileTracker:
 
     def _check_removed(self, index: int, t: float, seen: set[str], hands: bool, coming: bool = False) -> None:
         """The top is gone while the cards it covered show: it was taken back (after ``confirm + 1`` looks).
-        ``coming``: a card back, or a new face, over the pile (a card on its way onto it) hides the top; it did not
-        go."""
+        ``coming``: a card back over the pile (a card on its way onto it) hides the top; it did not go."""
         below = self.stack[:-1]
         if self.top is None or self.top in seen or not below:
             self._missing, self._missing_since = 0, None
