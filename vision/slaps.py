@@ -277,7 +277,8 @@ class SlapDetector:
             c.prev = strip
             fg = np.abs(strip - c.background).max(axis=2) > self.threshold
             r = self._reach(fg)
-            if c.past and c.past[-1][2] >= c.s_centre + self.past / c.pitch_mm > r:
+            over = c.s_centre + self.past / c.pitch_mm  # (a reach this far covers the pile: a palm on it)
+            if c.past and c.past[-1][2] >= over > r:
                 held = self._held_reach(fg, c)
                 if held > r:
                     r = held
@@ -289,7 +290,6 @@ class SlapDetector:
                 continue
             c.past.append((t, f, r))
             c.wrist.append((index, t, float(moving[max(0, c.s_edge - self.wrist_rows):c.s_edge].mean(axis=1).sum())))
-            over = c.s_centre + self.past / c.pitch_mm
             if c.state == "idle" and r >= over:
                 c.state, c.entered = "arriving", False
             elif c.state == "on" and not c.slapped and len(c.front) > 1 and 0 <= c.front[-2] < c.s_edge <= f \

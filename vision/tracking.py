@@ -34,11 +34,13 @@ from models.detector import Detections
 FACE_EXCLUDE = frozenset({"back", "hand"})
 #: a card first read this long (s) or less before its clean looks date it is dated by that read
 READ_BOUND_S = 0.3
+#: a pixel within this many grey levels (0-255) of a card's clean look still shows it as it was
+SAME_GREY = 24
 #: a card partly under a hand shows at least this share of its telling pixels as in its clean look ...
 PART_SHOWN = 0.3
 #: ... and where it was not yet, less than this share of the least it showed partly (:meth:`PileTracker.first_seen`)
 PART_GONE = 0.65
-#: telling pixels: those that change by more than 24 grey levels when the clean look is shifted this many pixels
+#: telling pixels: those that change by more than SAME_GREY when the clean look is shifted this many pixels
 #: (and at least PART_TELLING of them, else the card's middle is too plain to tell)
 PART_EDGE = 3
 PART_TELLING = 30
@@ -712,7 +714,7 @@ class PileTracker:
         first, k = t_last, len(frames)
         for i in range(len(frames) - 1, -1, -1):
             patch = frames[i][2][sy0:sy1, sx0:sx1].astype(np.int16)
-            if float((np.abs(patch - ref) < 24).mean()) < 0.8:
+            if float((np.abs(patch - ref) < SAME_GREY).mean()) < 0.8:
                 break
             first, k = frames[i][1], i
         return self._partly_shown(frames[:k], ref, (sy0, sy1, sx0, sx1), first)
@@ -734,7 +736,7 @@ class PileTracker:
         if h <= 2 * m or w <= 2 * m:
             return first
         for dx, dy in ((m, 0), (-m, 0), (0, m), (0, -m)):
-            telling |= np.abs(np.roll(ref, (dy, dx), axis=(0, 1)) - ref) > 24
+            telling |= np.abs(np.roll(ref, (dy, dx), axis=(0, 1)) - ref) > SAME_GREY
         telling[:m], telling[-m:], telling[:, :m], telling[:, -m:] = False, False, False, False
         if telling.sum() < PART_TELLING:
             return first
@@ -742,7 +744,7 @@ class PileTracker:
 
         def match(grey: np.ndarray, dx: int = 0, dy: int = 0) -> float:
             return float((np.abs(grey[sy0 + dy:sy1 + dy, sx0 + dx:sx1 + dx].astype(np.int16)[telling] - want)
-                          < 24).mean())
+                          < SAME_GREY).mean())
 
         least, earliest = 1.0, first
         for _, t, grey in reversed(frames):

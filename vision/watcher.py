@@ -447,21 +447,24 @@ class TableWatcher:
         middle = [((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)]
         return next((z for z in names if self.layout.zones[z].contains(middle)[0]), None)
 
+    def _columns(self) -> list[PileTracker]:
+        """Spit's column trackers."""
+        return [tr for tr in self.trackers if isinstance(tr, PileTracker) and tr.zone.name.startswith("col:")]
+
     def _column_top_misread(self, landed: list[CardSeen]) -> None:
         """Spit: a card landing on a centre pile that no column holds, where exactly one column's card (its line
         still held back, seen landing nowhere else) was read less surely as its look-alike, was that card (rendered
         Spit s12 10.4 s: B's KC turned up on column 3, read KS at 0.78, the deck's pictures of KS, KC and QC alike
         at that size; played on the right pile at 11.1 s and read KC at 0.9 there). The column's card and its
         held-back line are renamed; else the referee refuses the play (no column shows KC) and keeps the KS."""
-        columns = {tr.zone.name: tr for tr in self.trackers
-                   if isinstance(tr, PileTracker) and tr.zone.name.startswith("col:")}
+        columns = {col.zone.name: col for col in self._columns()}
         for card in landed:
             if any(card.card in col.stack for col in columns.values()):
                 continue
+            landed_elsewhere = {c.card for c in self.cards if c.zone not in columns}
             held = [k for k, (_, _, ev, _) in enumerate(self._pending)
                     if ev.type == "card" and ev.zone in columns and _look_alike(ev.card, card.card)
-                    and (ev.conf or 0.0) < card.conf
-                    and not any(c.card == ev.card and c.zone not in columns for c in self.cards)]
+                    and (ev.conf or 0.0) < card.conf and ev.card not in landed_elsewhere]
             if len(held) != 1:
                 continue
             k = held[0]
@@ -482,7 +485,7 @@ class TableWatcher:
         first (the others saw it carried over them). Not a column whose top was seen there again after the read: the
         read was of that top, misread (rendered Spit s12: AH on a column read AS once, under a hand, and the spit
         card AS played 0.3 s later was taken for that column's turn-up)."""
-        columns = [tr for tr in self.trackers if isinstance(tr, PileTracker) and tr.zone.name.startswith("col:")]
+        columns = self._columns()
         for card in landed:
             if any(card.card in col.stack for col in columns):
                 continue
