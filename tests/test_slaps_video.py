@@ -339,6 +339,32 @@ def test_one_players_two_hands_on_two_piles_on_one_line_are_two_slaps() -> None:
     assert given(float(len(near.map_x))) == ["pile:C"]
 
 
+@pytest.mark.parametrize(("to_far_end", "far_player", "far_after", "want"), [
+    (True, "A", 0.1, True),  # A's arm over A's pile, its hand down on B's 0.1 s later: on its way there
+    (False, "A", 0.1, False),  # the strip's far end bare: a hand that stopped on A's pile
+    (True, "B", 0.1, False),  # the farther hand is another player's
+    (True, "A", -0.03, False),  # the farther hand came down first
+    (True, "A", 0.25, False),  # too long after to be the same reach
+])
+def test_a_silent_arm_over_a_nearer_pile_on_its_way_to_a_farther_one_went_on(to_far_end: bool, far_player: str,
+                                                                             far_after: float, want: bool) -> None:
+    """SN-3/TM-1: in a 2-player Snap game A's arm crosses A's own pile to slap B's, on one line from A's shoulder
+    (rendered Snap 2p s238 12.87 s): the arm covers the near pile's strip to its far end and stops a moment there,
+    which the arrival rules took for a slap, 0.1 s before the hand came down on B's pile. ``went_on`` says so; the
+    watcher drops such an arrival when it made no sound and the farther hand did."""
+    from vision.slaps import SlapDetector
+
+    sc = make_script("snap", ["A", "B"], 238, seconds=1.0)
+    det = SlapDetector(sc.layout, ["pile:A", "pile:B"], FPS)
+    near_c, far_c = ([c for c in det.corridors if c.zone == z and c.player == "A"][0] for z in ("pile:A", "pile:B"))
+    assert float(np.dot(near_c.u, far_c.u)) > 0.97 and far_c.dist > near_c.dist  # (one line from A's shoulder)
+    t = 12.867
+    near = SlapSeen(t, "pile:A", "A", FRAME, 386, t, to_far_end=to_far_end)
+    far_zone = "pile:B" if far_player == "A" else "pile:A"
+    far = SlapSeen(t + far_after, far_zone, far_player, 0.001, 389, t + far_after, source="audio+video")
+    assert det.went_on(near, [far]) is want
+
+
 def test_an_arm_whose_sleeve_matches_the_table_still_holds_the_pile_by_its_forearm() -> None:
     """SJ-2/TM-1: rendered Slapjack 4p s11 at 9.13 s, D's pale sleeve on the grey cloth (within 10 grey levels):
     once D's arm stops, only the hand and forearm show changed, from row 13 of the strip on, and the reach from the

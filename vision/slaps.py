@@ -66,6 +66,9 @@ class SlapSeen:
     #: up to ``frame`` (None: not known): of two arms from opposite sides first seen down in one frame, the one over
     #: the centre a frame sooner was down first (their wrists cannot tell: see :func:`_settled_apart`)
     at_centre: float | None = None
+    #: the arm covered its strip to the far end as it came down (past the pile by more than a palm): an arm on its
+    #: way to a farther pile on the same line does; a palm on this pile mostly does not (see ``SlapDetector.went_on``)
+    to_far_end: bool = False
 
     def __post_init__(self) -> None:
         if self.t_frame is None:
@@ -199,6 +202,7 @@ class SlapDetector:
         self.slap_zones = set(zones)
         self.near_rows = 12  # the strip just outside a zone, on a player's side, where their hand is as it lays a card
         self.corridors = make_corridors(layout, list(zones) + [z for z in (watch or []) if z not in zones])
+        self._corridor = {(c.zone, c.player): c for c in self.corridors}
         self.reached: dict[tuple[str, str], deque] = {(c.zone, c.player): deque(maxlen=max(8, int(history_s * fps)))
                                                       for c in self.corridors}
         self.fps = fps
@@ -362,6 +366,7 @@ class SlapDetector:
             others = [(o, oc) for o, oc, _ in self._held] + list(self._given)
             # (an arm on its way to the far pile covers the near one's corridor to its far end; a hand that
             # stopped on the near pile, the player's other hand slapping the far one, leaves its end bare)
+            to_far_end = max(c.reach_at(seen.t_frame), c.reach_at(seen.t_frame + 1 / self.fps)) >= len(c.map_x) - 1
             beyond = c.reach_at(seen.t_frame) >= len(c.map_x) - 1 and any(
                 o.player == seen.player and o.zone != seen.zone and lo <= o.t_frame - seen.t_frame <= hi
                 and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in others)
@@ -380,11 +385,28 @@ class SlapDetector:
                 # (the interval t ± t_err still holds both the frame first seen down and the wrist's last move)
                 t = seen.t_frame + SETTLE_SHARE * settling
                 seen = dataclasses.replace(seen, t=t, t_video=t, t_err=max(seen.t_err, late), landed_by=landed_by,
-                                           arm_from=(float(c.u[0]), float(c.u[1])))
+                                           arm_from=(float(c.u[0]), float(c.u[1])), to_far_end=to_far_end)
                 out.append(seen)
                 self._given.append((seen, c))
         self._held = keep
         return out
+
+    def went_on(self, seen: SlapSeen, later: list[SlapSeen], within_s: float = 0.15) -> bool:
+        """Whether the arm seen down on ``seen.zone`` was on its way to a farther pile: it covered its strip to the
+        far end, and the same player's hand came down on a pile farther along the same line from their shoulder
+        within ``within_s`` after (rendered Snap 2p s238 12.87 s: A's arm over A's pile, its hand down on B's 0.1 s
+        later). ``later``: the slaps to look among (the caller's: those heard, when the near one was not)."""
+        if not seen.to_far_end:
+            return False
+        near = self._corridor.get((seen.zone, seen.player))
+        if near is None:
+            return False
+        for o in later:
+            far = self._corridor.get((o.zone, o.player))
+            if o.player == seen.player and far is not None and far.dist > near.dist \
+                    and float(np.dot(far.u, near.u)) > 0.97 and 0 < o.t_frame - seen.t_frame <= within_s:
+                return True
+        return False
 
     def _landed_by(self, c: Corridor, frame: int) -> float | None:
         """The time of the last frame in which the hand that landed in ``frame`` still moved: its wrist (the strip

@@ -168,6 +168,7 @@ class TableWatcher:
     cards: list[CardSeen] = field(default_factory=list)
     slaps: list[SlapSeen] = field(default_factory=list)
     dealing: list[SlapSeen] = field(default_factory=list)
+    passing: list[SlapSeen] = field(default_factory=list)  # silent arms over a pile on their way to a farther one
     boxes: list[tuple[tuple[float, float, float, float], str]] = field(default_factory=list)  # this frame's
     slapper_found: list[SlapSeen] = field(default_factory=list)  # every arrival, before the dealing check
 
@@ -684,6 +685,12 @@ class TableWatcher:
             if ev.type == "slap":
                 if not drop_dealing([seen], [(c.t, c.zone) for c in self.cards]):
                     self.dealing.append(seen)  # the hand that laid a card, not a slap
+                    continue
+                # an arm over this pile that made no sound, its hand heard on a farther pile on the same line just
+                # after: it was on its way there (an arm that did not go on has no heard hand farther on)
+                if self.onsets and seen.source == "video" and self.slapper.went_on(
+                        seen, [s for s in self.slapper_found if s.source != "video"]):
+                    self.passing.append(seen)
                     continue
                 self.slaps.append(seen)
             out.append(ev)
