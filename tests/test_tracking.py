@@ -470,7 +470,7 @@ def test_a_speed_card_read_once_surely_stands_against_a_weaker_second_reading(se
     was judged on the queen under JD, "Illegal: ten on queen"). The card confirmed later at the same place is another
     card, not a third reading of it."""
     jd, jh = ("JD", 0.9, (160.0, 150.0, 240.0, 260.0)), ("JH", second_read, (161.0, 151.0, 241.0, 261.0))
-    ten = ("10D", 0.9, (162.0, 152.0, 242.0, 262.0))
+    ten = ("10D", 0.9, (168.0, 158.0, 248.0, 268.0))  # (a card laid on another lies a little off it)
     tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.85)
     _feed_looks(tr, [((), ())] * 2 + [((jd,), (jd,)), ((jd,), (jh, SPEED_BACK))] + [((jd,), (SPEED_BACK,))] * 10
                 + [((jd, ten), (ten,))] * 4)
@@ -485,7 +485,7 @@ def test_a_code_read_once_between_reads_of_the_top_at_its_place_is_the_top_misre
     came out as a card played). A card that did land there (the pile changed) and is covered before a second look lay
 there."""
     qs, js = ("QS", 0.9, (160.0, 150.0, 240.0, 260.0)), ("JS", 0.87, (161.0, 150.0, 241.0, 260.0))
-    kh = ("KH", 0.9, (161.0, 151.0, 241.0, 261.0))
+    kh = ("KH", 0.9, (168.0, 158.0, 248.0, 268.0))  # (a card laid on another lies a little off it)
     tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.85)
     lying, after = ((qs,), (qs,)) if top_again else ((qs, js), (SPEED_BACK,))
     _feed_looks(tr, [((qs,), (qs,))] * 4 + [(lying, (js,)), (lying, after)] + [(lying, (SPEED_BACK,))] * 8
@@ -657,3 +657,112 @@ def test_a_pai_jie_card_taken_by_an_arm_the_detector_misses_is_gone_from_the_fir
             i += 1
     assert [r.card for r in tr.removed] == ["RJ"] and tr.removed[0].t == pytest.approx(first_missed)
     assert tr.stack == []
+
+
+@pytest.mark.parametrize(("read_conf", "second_code", "want"), [
+    (0.9, None, [("7S", 3)]),  # read once surely, then hands, then the pile gone: 7S lay there and went with it
+    (0.6, None, []),  # read too unsurely to stand alone
+    (0.9, "7C", []),  # read two ways once each: no telling which card lay there
+    (0.9, "5D", []),  # the top read again after it: 7S was the top misread (rendered Snap 3p s11: JS read JH)
+    (0.9, "top's rank", []),  # 5H at the top's place: the top read two ways (rendered Slapjack 3p s12: JH as JC)
+])
+def test_a_snap_card_read_once_then_slapped_and_taken_with_its_pile_lay_there(read_conf: float,
+                                                                            second_code: str | None,
+                                                                            want: list) -> None:
+    """SN-3, TM-2 (Snap): a card slapped at once (anticipated) is covered by hands a look after it first showed, and
+    the pile goes to the slapper before a second look could confirm it (rendered Snap 4p s11 3.18 s: B's 7S, so the
+    snap of sevens was called false). Read once surely and never confirmed, on a pile then seen bare twice, it lay
+    there from its first read; a single unsure read, or a card read two ways, is not a card."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, read_before_take=0.85)
+    top, new = (150.0, 140.0, 230.0, 250.0), (160.0, 150.0, 240.0, 260.0)
+    hand = ("hand", 0.8, (120.0, 120.0, 330.0, 300.0))
+    code = "7S"
+    if second_code == "top's rank":
+        code, new, second_code = "5H", (152.0, 141.0, 231.0, 251.0), None
+    seen = []
+    for i in range(14):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        d = dets()
+        if i < 8:  # the pile: 5D, and 7S on it from frame 3
+            img[140:250, 150:230] = 200
+            if i >= 3:
+                img[150:260, 160:240] = 240
+                img[170:190, 170:190] = 20
+        if i < 3:
+            d = dets(("5D", 0.9, top))
+        elif i == 3:
+            d = dets((code, read_conf, new))
+        elif i == 4 and second_code:
+            d = dets((second_code, 0.9, new))
+        elif i < 10:  # hands over the pile; it is taken under them
+            img[120:300, 120:330] = (60, 40, 120)
+            d = dets(hand)
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        if s:
+            seen.append((s.card, round(s.t * 30)))
+    assert seen == [("5D", 0), *want]
+
+
+@pytest.mark.parametrize(("gap_s", "want"), [(4.0, ["3S", "4C", "3S"]), (1.0, ["3S", "4C"])])
+def test_a_code_unseen_for_long_under_newer_cards_is_a_new_card_when_read_again(gap_s: float, want: list) -> None:
+    """SP-2 (Speed): a code confirmed on a pile long ago (there, a misread: rendered Speed s238 read 4H as 3S at 9.3 s)
+    and topped since by newer cards is forgotten after ``forget_s`` unseen: the real 3S laid at 15.2 s is a new card,
+    read in two looks. It must stay new from its first read to its second (it was seen again at the first). Within
+    ``forget_s`` it is a buried card peeking out, not a new one."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1)
+    box = (160.0, 150.0, 240.0, 260.0)
+    seen: list[str] = []
+
+    def look(i: int, t: float, code: str, grey: int) -> None:
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[150:260, 160:240] = grey
+        img[170:190, 170:190] = 20 + grey // 10
+        tr.remember(i, t, img)
+        s = tr.update(i, t, dets((code, 0.9, box)))
+        if s:
+            seen.append(s.card)
+
+    look(0, 0.0, "3S", 240)
+    look(1, 1 / 30, "3S", 240)
+    look(2, 0.5, "4C", 200)
+    look(3, 0.5 + 1 / 30, "4C", 200)
+    t = 0.5 + gap_s
+    look(4, t, "3S", 160)
+    look(5, t + 1 / 30, "3S", 160)
+    assert seen == want
+
+
+@pytest.mark.parametrize(("dx", "want"), [
+    (1.0, ["QH"]),  # boxed a pixel off the top: the top read again as another code
+    (0.0, ["QH", "KH"]),  # the very box: the deck's read at the top's place (nothing boxed there) says nothing of place
+    (8.0, ["QH", "KH"]),  # a tenth of its size off: a card laid on it
+])
+def test_a_card_boxed_where_the_top_lies_is_the_top_read_again(dx: float, want: list) -> None:
+    """SP-2/ST-2 (Speed, Spit): no card lands just where the last one lies; a code confirmed at the top's very place
+    (rendered Spit s12 14.7 s: KH confirmed as QH, then read KH 0.9 s later after hands passed; Speed s12: JD read AS)
+    is the top read again, not a card played on it (else "Illegal: ace on jack", and the new card takes another
+    card's tap)."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, races=True, carried=0.06, removals=True)
+    box = (160.0, 150.0, 240.0, 260.0)
+    again = (box[0] + dx, box[1], box[2] + dx, box[3])
+    seen = []
+    for i in range(12):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[150:260, 160:240] = 240
+        img[170:190, 170:190] = 20
+        if i < 2:
+            img[150:260, 160:240] = 90
+            d = dets()
+        elif i < 5:
+            d = dets(("QH", 0.9, box))
+        elif i < 9:  # hands pass over it
+            img[100:320, 100:340] = (60, 40, 120)
+            d = dets(("hand", 0.8, (100.0, 100.0, 340.0, 320.0)))
+        else:
+            d = dets(("KH", 0.9, again))
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        seen += [c.card for c in [*tr.also, *([s] if s else [])]]
+        tr.also.clear()
+    assert seen == want

@@ -53,6 +53,10 @@ LOST_LOOKS = 4
 #: a card read in two looks in a row with its box within this share of its size (each edge) lay on the pile then
 #: (:attr:`PileTracker.carried` is stricter: it must say whether a card is still *now*, to date it)
 SETTLED_SHARE = 0.15
+#: a new card's box within this share of the top's (each edge), though not the very same box, is the top read again
+#: (:attr:`PileTracker.races` piles): rendered Speed and Spit (seeds 238 11 12) put cards laid on a centre pile 0.04
+#: or more off the one under them; the two re-reads of a top as another code lay 0.005-0.009 off it
+SAME_PLACE = 0.02
 #: a card read once (:attr:`PileTracker.lay_once`) where another code was read too is that card, not one read two
 #: ways, when it was read this much more surely than the other (rendered Speed s238: JD read 0.90 as it landed,
 #: then JH at 0.78 as the next card came over it)
@@ -226,6 +230,11 @@ class PileTracker:
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
     #                                                (or once, surely: ``lay_once``; those in ``_once``)
     _once: set = field(default_factory=set)
+    _box_at: dict = field(default_factory=dict)  # confirmed card -> its box in the look that confirmed it
+    #: a new card read once at this confidence or more, on a pile then covered and taken before a second look could
+    #: confirm it, lay there (:meth:`_laid_and_taken`; None: it did not)
+    read_before_take: float | None = None
+    _bare_looks: int = 0  # looks in a row that saw no card on the zone and nothing over it
     #: the cards lie side by side, overlapping (a Pai Jie suit row), not on top of each other: see
     #: :meth:`_hidden_in_row`
     row: bool = False
@@ -275,7 +284,9 @@ class PileTracker:
         just turned over on it may have been missed (the detector is weakest on a card that has just stopped), or
         the pile was taken and a second look says so. (A bare place, a Spit column played out, waits for a
         change.)"""
-        return 0 < self._blank_looks <= LOST_LOOKS and bool(self.history)
+        # (likewise a pile seen bare once with a card read on it that no second look confirmed: :meth:`_laid_and_taken`)
+        return (0 < self._blank_looks <= LOST_LOOKS and bool(self.history)) or (
+            self._bare_looks == 1 and self.read_before_take is not None and bool(self._first_read))
 
     def unconfirmed_reads(self) -> dict[str, float]:
         """Cards read here and not yet confirmed: code -> the first look that read it."""
@@ -336,6 +347,15 @@ class PileTracker:
         # detector missed it); nor is a pile seen empty while something moves over it
         blank = not on_pile and not hand_boxes and not back_over and not zone_stirred
         self._blank_looks = self._blank_looks + 1 if blank else 0
+        # (bare: no card and nothing over the zone's middle, though hands and cards may be elsewhere in the crop)
+        bare = not on_pile and not zone_stirred and not any(
+            _overlap(_middle((zx0, zy0, zx1, zy1)), b) for b in hand_boxes + backs)
+        self._bare_looks = self._bare_looks + 1 if bare else 0
+        laid = self._laid_and_taken(t) if self._bare_looks >= 2 else None
+        if laid is not None:
+            self._recent.clear()
+            self._count = 0
+            return laid
         if blank and (self._hand_since_seen or not self.history):
             self._empty_runs += 1
             if self._empty_since is None:
@@ -368,11 +388,14 @@ class PileTracker:
                                        if c not in there and c in self._place)
             self._check_removed(index, t, there, hand_over or stirred, back_over)
             self._check_buried(index, t, there, hand_over or stirred or any(n not in self.history for n in looked))
+        # (whether a card seen before is forgotten is asked of when it was seen before this look; once forgotten, it
+        # is new until confirmed again)
+        self.history -= {n for _, n, _ in inside if n in self.history and self._forgotten(n, t)}
+        new = [(c, n, b) for c, n, b in inside if n not in self.history]
         for _, n, b in inside:
             self._last_seen[n] = t
             if n not in self._place or _area(b) < _area(self._place[n]):
                 self._place[n] = tuple(float(v) for v in b)
-        new = [(c, n, b) for c, n, b in inside if n not in self.history or self._forgotten(n, t)]
         for _, n, b in new:  # a look with a hand over the card's middle is no clean view of it to date it by
             if n not in self._first_read:
                 self._first_read[n] = t
@@ -457,13 +480,46 @@ class PileTracker:
                 if nx not in self.stack:
                     self._misreads.add(nx)
                 continue  # nothing has changed there since the top showed: the same card, read differently
-            self._push_top(nx, t, t_first)
+            # a card boxed where the top lies, to a pixel or two, is the top read again: no card lands just where
+            # the last one lies (rendered Spit s12: QH read KH 0.9 s later; Speed s12: JD read AS). (A box exactly the
+            # top's is the deck's read at the top's place where the detector boxed nothing: it says nothing of place.
+            # Not a Spit column, where each card turned up lies where the one before it lay)
+            top_box = self._box_at.get(self.top) if self.races and self.removals and self.top is not None else None
+            if top_box is not None and 0.0 < _box_shift(top_box, bx) <= SAME_PLACE and not elsewhere:
+                if nx not in self.stack:
+                    self._misreads.add(nx)
+                continue
+            self._push_top(nx, t, t_first, bx)
             out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t,
                                 covered=k < 0))
         if not out:
             return None
         self.also += out[:-1]
         return out[-1]
+
+    def _laid_and_taken(self, t: float) -> CardSeen | None:
+        """The one new card read surely (:attr:`read_before_take`) since the top, never confirmed, on a pile now
+        seen bare twice (nothing on it, nothing over it): it was laid and covered before a second look, and went
+        with the pile (rendered Snap 4p s11 3.18 s: B's 7S, slapped by B 64 ms later, under hands until B took the
+        piles). None when there is no such card, or two (no telling which lay there), or when it may be the top misread:
+        the top was read after it, or it has the top's rank at the top's place."""
+        if self.read_before_take is None or self.top is None:
+            return None
+        fresh = [k for k in self._first_read if k not in self.history and k in self._read_where
+                 and k not in self._misreads and self._read_conf.get(k, 0.0) >= self.read_before_take]
+        if len(fresh) != 1:
+            return None
+        code = fresh[0]
+        if self._last_seen.get(self.top, -1.0) > self._first_read[code]:
+            return None  # the top read again after it: it was the top misread (rendered Snap 3p s11: JS read JH)
+        frame, box = self._read_where[code]
+        if code[:-1] == self.top[:-1] and self.top in self._place and _box_shift(self._place[self.top], box) \
+                <= SETTLED_SHARE:
+            return None  # the top's rank at its place: the top read two ways (rendered Slapjack 3p s12: JH as JC)
+        conf = self._read_conf[code]
+        shown = self._dated(code, box, t)
+        self._push_top(code, t, shown)
+        return CardSeen(shown, self.zone.name, code, conf, frame, box, t)
 
     def _moving(self, box: Any = None) -> bool:
         """Something moved over the pile (the zone, not the whole crop: arms pass by it to other places), or under
@@ -516,7 +572,7 @@ class PileTracker:
             return set()
         return {c for c in self.stack if c not in seen and c in self._place and self.still_lies(c, self._place[c])}
 
-    def _push_top(self, code: str, t: float, shown: float) -> None:
+    def _push_top(self, code: str, t: float, shown: float, box: Any = None) -> None:
         """``code``, confirmed at ``t``, is the new top from ``shown`` on. The codes the old top was misread as may
         be read here again as the cards they are (rendered Spit s11: JC read JS on a centre pile; the real JS, played
         there later, was never confirmed)."""
@@ -524,6 +580,8 @@ class PileTracker:
         self._misreads = set()
         self._seen_at[code] = t
         self.top, self._top_t = code, shown
+        if box is not None:
+            self._box_at[code] = tuple(float(v) for v in box)
         self.stack.append(code)
         self._peeking, self._gone = set(), {}
 

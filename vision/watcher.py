@@ -83,6 +83,9 @@ READ_AS_EVIDENCE = {"speed": 0.65}
 #: 0.15): six games (2p s1, 4p s2, 3p s5 238 11 12) 86 -> 87 of 95 cards, verdicts said alike 75 -> 79 of 94 (4p s2
 #: 11 -> 15 of 19), with a card read once on the middle of a row card taken as that card misread
 LAY_ONCE_CONF = {"speed": 0.75, "paijie": 0.85}
+#: a card read once at this confidence or more, on a pile then covered by hands and taken before a second look, lay
+#: there (``PileTracker.read_before_take``): a card slapped at once, anticipated (rendered Snap 4p s11 3.18 s)
+READ_BEFORE_TAKE = {"snap": 0.85, "slapjack": 0.85}
 #: a Spit column's card read this long (s) or less before it lands on a centre pile was turned up there
 #: (:meth:`TableWatcher._turned_up_unseen`)
 TURN_UP_READ_S = 1.0
@@ -183,7 +186,7 @@ class TableWatcher:
                         min_conf=READ_AS_EVIDENCE.get(self.game, self.min_conf),
                         removals=removals and not z.startswith("col:"),
                         races=self.game in ("speed", "spit"), carried=CARRIED_SHARE.get(self.game),
-                        lay_once=LAY_ONCE_CONF.get(self.game),
+                        lay_once=LAY_ONCE_CONF.get(self.game), read_before_take=READ_BEFORE_TAKE.get(self.game),
                         emptied_is_removal=self.game == "paijie", row=z.startswith("row:"),
                         retry=COLUMN_RETRY if z.startswith("col:") else PileTracker.retry)
             for z in card_zones]
