@@ -424,7 +424,7 @@ def test_a_spit_column_top_played_and_covered_unseen_goes_under_the_card_that_co
     landed(w, 2.867, "left", "3H")
     landed(w, 2.9, "right", "8D")
     landed(w, 3.653, "left", "3C")
-    w._played_unseen(col, turn_up(col))
+    w._played_unseen(col, "2D", (jd := turn_up(col)).t, jd)
     lines = [e for _, _, e, _ in sorted(w._pending)]
     assert [(e.zone, e.card, e.player) for e in lines] == [
         ("left", "3H", None), ("right", "8D", None), ("left", "2D", "A"), ("left", "3C", None)]
@@ -434,14 +434,39 @@ def test_a_spit_column_top_played_and_covered_unseen_goes_under_the_card_that_co
     landed(w, 2.867, "left", "3H")
     landed(w, 3.2, "right", "2D")
     landed(w, 3.653, "left", "3C")
-    w._played_unseen(col, turn_up(col))
+    w._played_unseen(col, "2D", (jd := turn_up(col)).t, jd)
     assert [e.card for _, _, e, _ in sorted(w._pending)] == ["3H", "2D", "3C"]
 
     w, col = watcher()  # fits under a card on either pile: which is not known
     for t, zone, card in ((2.867, "left", "3H"), (2.9, "right", "AS"), (3.653, "left", "3C"), (3.7, "right", "AC")):
         landed(w, t, zone, card)
-    w._played_unseen(col, turn_up(col))
+    w._played_unseen(col, "2D", (jd := turn_up(col)).t, jd)
     assert len(w._pending) == 4
+
+
+def test_a_spit_columns_last_card_played_and_covered_unseen_goes_under_the_card_that_covered_it() -> None:
+    """ST-2: A's 6S, the last card of column 3, is played on 7S and B's 5H covers it within a look (rendered Spit s12
+    15.64 s): no look saw it land, and the column turns up nothing (it is empty), so the turn-up rule never asks.
+    When the column is seen bare, the 6S, seen landing nowhere since it showed there, goes between the 7S and the
+    5H: else "Illegal: five on seven", and A's next play is ruled on the wrong card."""
+    import heapq
+
+    sc = make_script("spit", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "spit", lambda crop: Detections(), 30.0)
+    col = next(tr for tr in w.trackers if tr.zone.name == "col:A:3")
+    for t, zone, card in ((14.784, "right", "7S"), (15.704, "right", "5H")):
+        seen = CardSeen(t, zone, card, 0.9, int(t * 30), (656.0, 329.0, 750.0, 441.0), t + 0.1)
+        w.cards.append(seen)
+        heapq.heappush(w._pending, (t, next(w._seq), Event(t=t, type="card", zone=zone, card=card), seen))
+    box = _middle_box(col.zone)
+    hand = ("hand", (box[0] - 20, box[1] - 20, box[2] + 20, box[3] + 20))
+    looks = [(11.0, [("6S", box)]), (11.067, [("6S", box)]), (15.0, [("6S", box)]), (15.2, [hand]),
+             (15.967, []), (16.033, [])]
+    for i, (t, items) in enumerate(looks):
+        w._look(col, 330 + i, t, dets(*items))
+    lines = [(e.zone, e.card, e.player) for _, _, e, _ in sorted(w._pending)]
+    assert lines == [("col:A:3", "6S", None), ("right", "7S", None), ("right", "6S", "A"), ("right", "5H", None)]
+    assert col.top is None
 
 
 def test_a_spit_column_card_read_as_its_look_alike_is_renamed_by_a_surer_read_where_it_lands() -> None:

@@ -208,6 +208,7 @@ class PileTracker:
     _missing: int = 0  # looks in a row that saw the cards under the top but not the top
     _missing_since: tuple[float, int] | None = None
     removed: list = field(default_factory=list)  # RemoveSeen, for the caller to collect
+    emptied: list = field(default_factory=list)  # (top, t): the pile seen taken at t with that top, for the caller
     races: bool = False  # two new cards at two places may be confirmed together (Speed and Spit races)
     emptied_is_removal: bool = False  # a zone seen empty lost its card into a hand (``remove``), not to a take
     _empty_since: tuple[float, int] | None = None
@@ -364,6 +365,8 @@ class PileTracker:
                 if self.emptied_is_removal and self.top is not None:  # (Pai Jie: its one card went to a hand)
                     self.removed.append(RemoveSeen(self._empty_since[0], self.zone.name, self.top,
                                                    self._empty_since[1]))
+                elif self.top is not None:
+                    self.emptied.append((self.top, t))
                 self.history.clear()
                 self.top = None
                 self.stack = []

@@ -288,6 +288,12 @@ class TableWatcher:
         for gone in tr.removed:
             self._removed(gone, box=tr.place_of(gone.card))
         tr.removed.clear()
+        if self.game == "spit" and tr.zone.name.startswith("col:"):
+            for old, t_gone in tr.emptied:  # (a column's last card gone: played, or seen nowhere)
+                was = next((c for c in reversed(self.cards) if c.card == old and c.zone == tr.zone.name), None)
+                if was is not None:
+                    self._played_unseen(tr, old, t_gone, was)
+        tr.emptied.clear()
         landed = [*tr.also, *([seen] if seen is not None else [])]  # (cards it covered first, each on its own)
         tr.also.clear()
         together = [c for c in landed if not c.covered]
@@ -299,7 +305,9 @@ class TableWatcher:
             self._column_top_misread(landed)
             self._turned_up_unseen(landed)
         if self.game == "spit" and tr.zone.name.startswith("col:") and landed:
-            self._played_unseen(tr, landed[-1])
+            old = tr.top_before(landed[-1].card)
+            if old is not None:
+                self._played_unseen(tr, old, landed[-1].t, landed[-1])
         racing: list[str] = []
         if self.game in PLAYER_FROM_ARM and len(together) > 1:  # cards landed together: the hands, in order
             racing = self.slapper.arrivals_on(together[0].zone, together[0].t - 0.5, together[-1].t + 0.04)
@@ -513,18 +521,18 @@ class TableWatcher:
                        evidence={"frame": frame, "box": [round(v, 1) for v in box], "seen_again": card.zone})
             heapq.heappush(self._pending, (shown, next(self._seq), ev, seen))
 
-    def _played_unseen(self, col: PileTracker, turned: CardSeen) -> None:
-        """Spit: a column's top that no look saw land anywhere, when the column shows a new card, was played onto a
-        centre pile and covered there before any look saw it (rendered Spit s12 3.62 s: A's 2D played on 3H, B's
-        3C on it 32 ms later; the referee then ruled 3C on 3H illegal and refused A's next turn-up on a column that
-        still held 2D). Its ``card`` line goes on the one centre pile where it fits between two cards seen landing
-        there after it was last seen on its column (ST-2: each one rank from the one under it), just before the
-        upper one, while that is still held back."""
-        old = col.top_before(turned.card)
-        if old is None:
-            return
-        if any(c.card == old and c.zone != col.zone.name for c in self.cards):
-            return  # (seen landing somewhere)
+    def _played_unseen(self, col: PileTracker, old: str, t_gone: float, shown: CardSeen) -> None:
+        """Spit: a column's top ``old`` that no look saw land anywhere, when the column shows a new card or is seen
+        bare (by ``t_gone``), was played onto a centre pile and covered there before any look saw it (rendered Spit
+        s12 3.62 s: A's 2D played on 3H, B's 3C on it 32 ms later; the referee then ruled 3C on 3H illegal and
+        refused A's next turn-up on a column that still held 2D; s12 15.64 s: A's last 6S of a column, on 7S, under
+        B's 5H within a look). Its ``card`` line goes on the one centre pile where it fits between two cards seen
+        landing there after it was last seen on its column (ST-2: each one rank from the one under it), just before
+        the upper one, while that is still held back. ``shown``: the column's card that says so (the new one, or
+        ``old`` itself as it was confirmed there)."""
+        was = next((c.t for c in reversed(self.cards) if c.card == old and c.zone == col.zone.name), -1.0)
+        if any(c.card == old and c.zone != col.zone.name and c.t >= was for c in self.cards):
+            return  # (seen landing somewhere since it showed there: a centre pile, or another column)
         last_here = col.last_seen(old)
         if last_here is None:
             return
@@ -534,7 +542,7 @@ class TableWatcher:
             landed = sorted((c for c in self.cards if c.zone == pile), key=lambda c: c.t)
             for below, above in itertools.pairwise(landed):
                 ev = pending.get((pile, above.card))
-                if ev is None or not last_here - 0.1 <= above.t <= turned.t:
+                if ev is None or not last_here - 0.1 <= above.t <= t_gone:
                     continue
                 if adjacent(old, below.card) and adjacent(above.card, old):
                     fits.append((pile, below, ev))
@@ -547,9 +555,9 @@ class TableWatcher:
         if t >= above.t:
             return
         ev = Event(t=round(t, 4), type="card", zone=pile, card=old, player=col.zone.name.split(":")[1],
-                   conf=round(turned.conf, 3), t_err=round(min(above.t - t, 0.25 / self.fps), 4),
-                   evidence={"frame": turned.frame, "played_from": col.zone.name})
-        seen = CardSeen(t, pile, old, turned.conf, turned.frame, turned.box, turned.t_confirmed, covered=True)
+                   conf=round(shown.conf, 3), t_err=round(min(above.t - t, 0.25 / self.fps), 4),
+                   evidence={"frame": shown.frame, "played_from": col.zone.name})
+        seen = CardSeen(t, pile, old, shown.conf, shown.frame, shown.box, t_gone, covered=True)
         self.cards.append(seen)
         heapq.heappush(self._pending, (t, next(self._seq), ev, seen))
 
