@@ -411,6 +411,35 @@ def test_an_arm_whose_sleeve_matches_the_table_still_holds_the_pile_by_its_forea
     assert [(s.player, s.frame) for s in found] == [("D", 5)]
 
 
+def test_a_hand_that_came_short_of_the_centre_and_went_back_has_left_the_pile_and_may_slap_at_once() -> None:
+    """SJ-2/TM-3: rendered Slapjack 2p s12 at 6.89 s: B's hand came over the pile, stopped short and drew back short
+    of its centre (no slap), then came in fast and slapped, 1 ms before A: the arrival rules kept B "on" the pile
+    after the first stop, so the slap was never looked for, A took the pile and the tie (TM-3) was lost. A hand
+    whose reach falls short of the centre as it stops has left the pile; its next arrival is a slap like any."""
+    import cv2
+
+    from vision.slaps import SCALE, SlapDetector
+
+    sc = make_script("slapjack", ["A", "B"], 12, seconds=1.0)
+    det = SlapDetector(sc.layout, ["center"], FPS)
+    c = next(c for c in det.corridors if c.player == "B")
+    rows = c.map_x.shape[0]
+
+    def frame(last_row: int, sleeve: tuple[int, int, int] = (90, 120, 200)) -> np.ndarray:
+        img = np.full((720, 1280, 3), 190, np.uint8)
+        for r in range(last_row):
+            for x, y in zip(c.map_x[r], c.map_y[r], strict=True):
+                cv2.circle(img, (int(x / SCALE), int(y / SCALE)), 5, sleeve, -1)
+        return img
+
+    # (drawing back, the arm moves all along its length: its shading changes)
+    short, over = c.s_centre - 6, min(rows, c.s_centre + 8)
+    film = [frame(0)] * 3 + [frame(12), frame(24), frame(c.s_centre + 4), frame(short, (60, 90, 160)), frame(over)] \
+        + [frame(over)] * 8
+    found = [s for i, img in enumerate(film) for s in det.update(i, i / FPS, img)] + det.finish()
+    assert [(s.player, s.frame) for s in found] == [("B", 7)]
+
+
 def test_a_sound_no_slap_seen_took_goes_to_the_hand_that_came_in_fast_and_stayed() -> None:
     """TM-1/SN-3: Snap seed 5 (two players), A hit B's pile and then, 100 ms later, A's own pile with the other hand,
     under the first arm: the video's arrival rules miss it, the impact is heard. In A's own-pile strip the edge

@@ -310,7 +310,12 @@ class SlapDetector:
                 if seen is not None and r >= over - 1 and (not c.again or self._came_again(c)):
                     self._held.append((seen, c, c.again))
                     c.slapped = True  # (the palm rests on the pile: it must leave before it slaps again)
-                c.state, c.again = "on", False
+                    c.state = "on"
+                elif r < c.s_centre - 2:  # no slap, and it stopped short of the centre: it has left (it may slap next)
+                    c.state, c.left = "idle", index
+                else:
+                    c.state = "on"
+                c.again = False
             elif c.state == "arriving" and f >= c.s_edge:
                 c.entered = True
             elif c.state in ("arriving", "on") and r < c.s_centre - 2:  # the palm has left the pile
