@@ -245,6 +245,32 @@ def test_hands_down_in_one_frame_take_their_sounds_in_the_order_they_came_to_res
     assert fused[0].source == "video"
 
 
+@pytest.mark.parametrize("a_slapped", [True, False])
+def test_a_sound_late_for_a_hand_at_rest_goes_to_a_hand_on_another_pile_still_moving_then(a_slapped: bool) -> None:
+    """SN-4/TM-3 (rendered Snap 4p s11 at 18.5 s): B slapped A's pile at 18.494 s and D D's own pile 7 ms later, one
+    sound for both; A slapped A's pile at 18.515 s. D's hand was at rest by 18.50 s and took A's sound, 15 ms late
+    for it, leaving A none (its only one) and putting D 21 ms after B: "Snap, jacks! B takes 7 cards" where the
+    truth made a Snap Pot. A sound more than LATE_SOUND_S after a hand came to rest, the only one left for a hand on
+    another pile still moving then, is that hand's; the first keeps its video time and doubt (TM-3: no order with
+    B). Without such a hand, the late sound is still the first hand's."""
+    from vision.audio import Onset
+
+    def seen(zone: str, player: str, frame: int, t_video: float, landed_by: float) -> SlapSeen:
+        return SlapSeen(t_video, zone, player, 0.0533, frame, t_video, landed_by=landed_by, t_frame=frame * FRAME)
+
+    onsets = [Onset(18.494, 40.0, 0.0009), Onset(18.515, 40.0, 0.0005), Onset(18.576, 40.0, 0.0006)]
+    hands = [seen("pile:A", "B", 554, 18.5067, 18.5333), seen("pile:D", "D", 555, 18.5, 18.5)]
+    if a_slapped:
+        hands.append(seen("pile:A", "A", 555, 18.52, 18.5333))
+    fused = {s.player: s for s in fuse_audio(hands, onsets, frame_s=FRAME)}
+    assert fused["B"].t == 18.494
+    if a_slapped:
+        assert fused["A"].t == 18.515 and fused["D"].source == "video"
+        assert abs(fused["D"].t - fused["B"].t) < fused["D"].t_err  # (no order between B and D)
+    else:
+        assert fused["D"].t == 18.515
+
+
 def test_of_hands_from_opposite_sides_down_in_one_frame_the_one_over_the_centre_sooner_came_first() -> None:
     """TM-1/TM-3, Snap 4p s12 at 12.46 s: D (from the right) and B (from the left) both first show down on C's pile
     in frame 374, their wrists at rest from the same frame; across a pile that cannot tell. But D's edge was over
