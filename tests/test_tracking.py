@@ -766,3 +766,29 @@ def test_a_card_boxed_where_the_top_lies_is_the_top_read_again(dx: float, want: 
         seen += [c.card for c in [*tr.also, *([s] if s else [])]]
         tr.also.clear()
     assert seen == want
+
+
+@pytest.mark.parametrize(("unboxed_arms", "want"), [(True, ["QS"]), (False, ["QS", "QS"])])
+def test_a_snap_pile_under_an_arm_the_detector_misses_is_not_seen_empty(unboxed_arms: bool, want: list[str]) -> None:
+    """SN-3 (Snap): the referee says when a pile is won. An arm whose pale sleeve matches the grey cloth goes
+    unboxed; reaching across D's pile it hid QS for two looks with a hand over the pile in between, the pile was
+    taken for gone, and QS, seen again, was "laid" again out of turn (rendered Snap 4p s11 3.6-3.93 s). With
+    ``unboxed_arms``, something moving over the zone is a hand, boxed or not: the pile is not seen empty under it."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, unboxed_arms=unboxed_arms)
+    box = (160.0, 150.0, 240.0, 260.0)
+    seen = []
+    for i in range(16):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[150:260, 160:240] = 240
+        img[170:190, 170:190] = 20
+        d = dets(("QS", 0.9, box)) if i < 4 or i >= 12 else dets()
+        if i == 5:
+            d = dets(("hand", 0.8, (250.0, 100.0, 340.0, 300.0)))
+        if 6 <= i < 12:  # the unboxed sleeve sweeping over the pile
+            x = 100 + 25 * (i - 6)
+            img[140:270, x:x + 120] = (150, 150, 150)
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        if s:
+            seen.append(s.card)
+    assert seen == want

@@ -232,6 +232,9 @@ class PileTracker:
     #                                                (or once, surely: ``lay_once``; those in ``_once``)
     _once: set = field(default_factory=set)
     _box_at: dict = field(default_factory=dict)  # confirmed card -> its box in the look that confirmed it
+    #: something moving over the zone is a hand, boxed or not: a pale sleeve on a grey cloth goes unboxed (Snap,
+    #: Slapjack: a pile is not seen empty under it)
+    unboxed_arms: bool = False
     #: a new card read once at this confidence or more, on a pile then covered and taken before a second look could
     #: confirm it, lay there (:meth:`_laid_and_taken`; None: it did not)
     read_before_take: float | None = None
@@ -339,7 +342,7 @@ class PileTracker:
         # where a card taken is a card gone into a hand (Pai Jie), something moving over the zone is a hand too: the
         # detector misses some (rendered Pai Jie 4p s2: RJ taken back from the centre by an arm never boxed; the
         # centre lay bare for two seconds and RJ stayed, so RJ laid there again was never seen)
-        zone_stirred = self.emptied_is_removal and self._moving()
+        zone_stirred = (self.emptied_is_removal or self.unboxed_arms) and self._moving()
         if hand_over or zone_stirred:
             self._hand_since_seen = True
         elif on_pile:
@@ -349,7 +352,7 @@ class PileTracker:
         blank = not on_pile and not hand_boxes and not back_over and not zone_stirred
         self._blank_looks = self._blank_looks + 1 if blank else 0
         # (bare: no card and nothing over the zone's middle, though hands and cards may be elsewhere in the crop)
-        bare = not on_pile and not zone_stirred and not any(
+        bare = not on_pile and not any(
             _overlap(_middle((zx0, zy0, zx1, zy1)), b) for b in hand_boxes + backs)
         self._bare_looks = self._bare_looks + 1 if bare else 0
         laid = self._laid_and_taken(t) if self._bare_looks >= 2 else None
