@@ -512,7 +512,9 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1
     video contact, taken in time order by the slaps in the order their hands landed (:func:`_landing_order`; so two
     hands in one frame take the two onsets in order), none later than a hand was at rest. An onset more than a frame
     and a half before the video contact is passed over when another lies within a frame of it: that earlier sound is
-    a hand the video missed, not this one. A slap without an onset keeps its video time and uncertainty. ``used``:
+    a hand the video missed, not this one; one more than :data:`LATE_SOUND_S` after the hand was at rest is left to
+    a hand on another pile still moving then, whose only sound it is. A slap without an onset keeps its video time
+    and uncertainty. ``used``:
     indices of onsets already given to earlier slaps (kept across calls when slaps come a frame at a time).
     ``frame_s``: the video's frame interval."""
     out: list[SlapSeen] = []
