@@ -104,6 +104,15 @@ class Corridor:
         """The reach (rows from the outer end) in the frame at ``t``, among the last frames kept; 0 if gone."""
         return next((r for tt, _, r in reversed(self.past) if abs(tt - t) < 1e-6), 0.0)
 
+    def covered_to_end(self, t: float) -> bool:
+        """Whether the strip was covered to its far end in the frame at ``t``: an arm reaching past the pile."""
+        return self.reach_at(t) >= len(self.map_x) - 1
+
+    def leads_on_to(self, far: Corridor) -> bool:
+        """Whether ``far`` (the same player's strip to another pile) runs on past this one's pile, on the same line
+        from the shoulder: an arm reaching that pile passes over this one."""
+        return far.dist > self.dist and float(np.dot(far.u, self.u)) > 0.97
+
     def _recent(self, i: int) -> list[float]:
         n = len(self.past)
         return [e[i] for e in itertools.islice(self.past, max(0, n - RULES_LOOK_BACK), n)]
@@ -371,10 +380,10 @@ class SlapDetector:
             others = [(o, oc) for o, oc, _ in self._held] + list(self._given)
             # (an arm on its way to the far pile covers the near one's corridor to its far end; a hand that
             # stopped on the near pile, the player's other hand slapping the far one, leaves its end bare)
-            to_far_end = max(c.reach_at(seen.t_frame), c.reach_at(seen.t_frame + 1 / self.fps)) >= len(c.map_x) - 1
-            beyond = c.reach_at(seen.t_frame) >= len(c.map_x) - 1 and any(
+            to_far_end = c.covered_to_end(seen.t_frame) or c.covered_to_end(seen.t_frame + 1 / self.fps)
+            beyond = c.covered_to_end(seen.t_frame) and any(
                 o.player == seen.player and o.zone != seen.zone and lo <= o.t_frame - seen.t_frame <= hi
-                and oc.dist > c.dist and float(np.dot(oc.u, c.u)) > 0.97 for o, oc in others)
+                and c.leads_on_to(oc) for o, oc in others)
             landed_by = self._landed_by(c, seen.frame)
             # (a reach held by its forearm when the hand stopped must go on covering the pile: an arm going back
             # clears the strip from the seat's side first, and its forearm is what is left for a frame)
@@ -408,8 +417,8 @@ class SlapDetector:
             return False
         for o in later:
             far = self._corridor.get((o.zone, o.player))
-            if o.player == seen.player and far is not None and far.dist > near.dist \
-                    and float(np.dot(far.u, near.u)) > 0.97 and 0 < o.t_frame - seen.t_frame <= within_s:
+            if o.player == seen.player and far is not None and near.leads_on_to(far) \
+                    and 0 < o.t_frame - seen.t_frame <= within_s:
                 return True
         return False
 

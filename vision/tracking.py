@@ -481,17 +481,15 @@ class PileTracker:
             # lying still read KS in two of its three boxes and KC in the third, confirmed twice, a "race")
             elsewhere = self.races and before is not None and any(
                 n == self.top and not _centre_on_middle(b, bx) for _, n, b in inside)
-            if before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9 \
-                    and not elsewhere:
-                if nx not in self.stack:
-                    self._misreads.add(nx)
-                continue  # nothing has changed there since the top showed: the same card, read differently
-            # a card boxed where the top lies, to a pixel or two, is the top read again: no card lands just where
-            # the last one lies (rendered Spit s12: QH read KH 0.9 s later; Speed s12: JD read AS). (A box exactly the
-            # top's is the deck's read at the top's place where the detector boxed nothing: it says nothing of place.
-            # Not a Spit column, where each card turned up lies where the one before it lay)
+            # the same card, read differently: nothing has changed there since the top showed, or it is boxed where
+            # the top lies, to a pixel or two (no card lands just where the last one lies: rendered Spit s12, QH read
+            # KH 0.9 s later; Speed s12, JD read AS). (A box exactly the top's is the deck's read at the top's place
+            # where the detector boxed nothing: it says nothing of place. Not a Spit column, where each card turned up
+            # lies where the one before it lay)
+            unchanged = before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9
             top_box = self._box_at.get(self.top) if self.races and self.removals and self.top is not None else None
-            if top_box is not None and 0.0 < _box_shift(top_box, bx) <= SAME_PLACE and not elsewhere:
+            at_top = top_box is not None and 0.0 < _box_shift(top_box, bx) <= SAME_PLACE
+            if (unchanged or at_top) and not elsewhere:
                 if nx not in self.stack:
                     self._misreads.add(nx)
                 continue

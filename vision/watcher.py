@@ -291,9 +291,7 @@ class TableWatcher:
         tr.removed.clear()
         if self.game == "spit" and tr.zone.name.startswith("col:"):
             for old, t_gone in tr.emptied:  # (a column's last card gone: played, or seen nowhere)
-                was = next((c for c in reversed(self.cards) if c.card == old and c.zone == tr.zone.name), None)
-                if was is not None:
-                    self._played_unseen(tr, old, t_gone, was)
+                self._played_unseen(tr, old, t_gone)
         tr.emptied.clear()
         landed = [*tr.also, *([seen] if seen is not None else [])]  # (cards it covered first, each on its own)
         tr.also.clear()
@@ -522,16 +520,20 @@ class TableWatcher:
                        evidence={"frame": frame, "box": [round(v, 1) for v in box], "seen_again": card.zone})
             heapq.heappush(self._pending, (shown, next(self._seq), ev, seen))
 
-    def _played_unseen(self, col: PileTracker, old: str, t_gone: float, shown: CardSeen) -> None:
+    def _played_unseen(self, col: PileTracker, old: str, t_gone: float, shown: CardSeen | None = None) -> None:
         """Spit: a column's top ``old`` that no look saw land anywhere, when the column shows a new card or is seen
         bare (by ``t_gone``), was played onto a centre pile and covered there before any look saw it (rendered Spit
         s12 3.62 s: A's 2D played on 3H, B's 3C on it 32 ms later; the referee then ruled 3C on 3H illegal and
         refused A's next turn-up on a column that still held 2D; s12 15.64 s: A's last 6S of a column, on 7S, under
         B's 5H within a look). Its ``card`` line goes on the one centre pile where it fits between two cards seen
         landing there after it was last seen on its column (ST-2: each one rank from the one under it), just before
-        the upper one, while that is still held back. ``shown``: the column's card that says so (the new one, or
-        ``old`` itself as it was confirmed there)."""
-        was = next((c.t for c in reversed(self.cards) if c.card == old and c.zone == col.zone.name), -1.0)
+        the upper one, while that is still held back. ``shown``: the column's card that says so (the new one; None:
+        ``old``'s own line there, as it was confirmed)."""
+        line = next((c for c in reversed(self.cards) if c.card == old and c.zone == col.zone.name), None)
+        shown = shown or line
+        if shown is None:
+            return
+        was = line.t if line is not None else -1.0
         if any(c.card == old and c.zone != col.zone.name and c.t >= was for c in self.cards):
             return  # (seen landing somewhere since it showed there: a centre pile, or another column)
         last_here = col.last_seen(old)
