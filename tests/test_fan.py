@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from models.scenes import FaceSet
-from vision.fan import FlatView, fit_cards
+from vision.fan import FlatView, fit_batch, fit_cards
 
 W, H = 1280, 720
 TO_IMAGE = np.array([[1.05, 0.04, 640.0], [0.0, 1.0, 360.0], [0.0, 0.0001, 1.0]])  # table mm -> image px
@@ -134,6 +134,36 @@ def test_a_lower_card_showing_a_sliver_with_a_sharp_outline_is_counted() -> None
     cards = fit_cards(grey(frame, crop), view, before)
     assert len(cards) == 2, [(c.centre, c.angle, round(c.shown, 2), round(c.edge, 1)) for c in cards]
     assert cards[1].shown < 0.2  # a sliver, under MIN_SHOWN
+
+
+def test_two_cards_laid_sideways_a_strip_apart_are_two_though_their_outline_fits_one_upright_card() -> None:
+    """CH-2: two backs laid sideways, the lower one's strip showing below the upper one, make an outer outline that
+    an upright card fits about as well as the top card's own (rendered Cheat 3p s11: counted one, a count mismatch
+    called on a true count). The batch fitted with its top card turned a quarter finds both."""
+    rng = np.random.default_rng(0)
+    back = FaceSet("builtin").deck(rng).image("back", 300)
+    frame = table(True, 0)
+    view, crop = view_and_crop()
+    before = grey(frame, crop)
+    lay_back(frame, back, (3.0, 14.0), 93.0)
+    lay_back(frame, back, (0.0, -14.0), 90.0)
+    now = grey(frame, crop)
+    assert len(fit_cards(now, view, before)) == 1  # (the outline fitted upright)
+    cards = fit_batch(now, view, before)
+    assert len(cards) == 2, [(c.centre, c.angle, round(c.shown, 2), round(c.edge, 1)) for c in cards]
+    assert abs(cards[0].angle - 90.0) <= 6.0 and np.hypot(*(np.array(cards[0].centre) - (0.0, -14.0))) < 6.0
+
+
+def test_a_single_card_is_not_split_by_the_quarter_turned_fit() -> None:
+    """CH-2: one back laid alone is one card, upright or sideways (the turned fit finds no strip under it)."""
+    for angle in (2.0, 91.0):
+        rng = np.random.default_rng(4)
+        back = FaceSet("builtin").deck(rng).image("back", 300)
+        frame = table(False, 4)
+        view, crop = view_and_crop()
+        before = grey(frame, crop)
+        lay_back(frame, back, (1.0, -2.0), angle)
+        assert len(fit_batch(grey(frame, crop), view, before)) == 1
 
 
 def test_a_pile_that_did_not_change_has_no_new_batch() -> None:

@@ -266,3 +266,25 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
         visible = visible * (mask < 0.5)
         angles = np.array([(angle + d) % 180.0 for d in np.arange(-NEXT_WITHIN, NEXT_WITHIN + 1e-6, ANGLE_STEP)])
     return cards
+
+
+#: a top card fitted sideways to the first fit's is the batch's top where its outline is at least this sharp relative
+#: to the first's and the fit finds more cards under it, the next showing a strip (:func:`fit_batch`)
+SIDEWAYS_TOP = 0.9
+
+
+def fit_batch(now: np.ndarray, view: FlatView, before: np.ndarray | None = None) -> list[CardPose]:
+    """The cards of the batch just laid (:func:`fit_cards`), or those fitted with the top card turned a quarter from
+    the first fit's where that finds more of them, its top card's outline nearly as sharp and the next card showing
+    a strip (:data:`MIN_SHOWN`): two cards laid sideways, the lower one's strip showing below the upper one, make an
+    outer outline an upright card fits (rendered Cheat 3p s11 10.39 s: fitted upright, one card; sideways, 0.95 as
+    sharp, a strip 0.28 of the lower card showing: two). On 9 rendered games (109 batches fitted) it changed two counts,
+    both to the truth's; of the single cards, none turned fits showed a strip under them with a top this sharp."""
+    cards = fit_cards(now, view, before)
+    if not cards:
+        return cards
+    a = cards[0].angle
+    turned = fit_cards(now, view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP))
+    if len(turned) > len(cards) and turned[0].edge >= SIDEWAYS_TOP * cards[0].edge and turned[1].shown >= MIN_SHOWN:
+        return turned
+    return cards
