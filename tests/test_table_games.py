@@ -168,12 +168,21 @@ def _batches(w: BatchWatcher, seq: list[Detections], moving: set[int] = frozense
 
 def test_a_batch_still_being_laid_is_not_counted_before_the_pile_is_still() -> None:
     """CH-2: the detector may see the first back of a batch while the fingers that lay it (too little of a hand
-    to be boxed) still move over the pile; that look is no batch of one: the batch is counted once it lies still."""
+    to be boxed) still move over it; that look is no batch of one: the batch is counted once it lies still."""
     w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)
-    one = [("back", (150, 150, 220, 250))]
-    two = [*one, ("back", (175, 150, 245, 250))]
+    one = [("back", (150, 140, 220, 240))]
+    two = [*one, ("back", (175, 140, 245, 240))]
     seq = [dets()] * 6 + [dets(*one)] * 6 + [dets(*two)] * 6
-    assert _batches(w, seq, moving=set(range(6, 12))) == [("facedown", 2, ())]
+    assert _batches(w, seq, moving=set(range(6, 12)), row=225) == [("facedown", 2, ())]  # (over the back's foot)
+
+
+def test_a_hand_coming_in_at_the_zones_edge_does_not_keep_the_last_batch_from_settling() -> None:
+    """CH-2: the next player's hand coming in at the zone's far edge, clear of the backs lying on it, leaves them
+    still: the batch is counted before the next covers it (rendered Cheat 2p s238: four cards laid 0.5 s before
+    the next batch, never counted while the zone moved)."""
+    w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)
+    seq = [dets()] * 6 + [dets(("back", (150, 150, 220, 250)), ("back", (175, 150, 245, 250)))] * 8
+    assert _batches(w, seq, moving=set(range(6, len(seq))), row=285) == [("facedown", 2, ())]
 
 
 def test_arms_passing_beside_the_pile_do_not_keep_a_batch_from_settling() -> None:
