@@ -319,6 +319,27 @@ def test_the_contact_of_a_hand_landing_among_others_is_its_last_fast_step() -> N
     assert contact_step([-1, 25, 38], min_step=6, creep_rows=3) is None  # appeared at once
 
 
+def test_a_hand_seen_in_two_frames_only_is_a_slap_when_an_impact_was_heard_with_it() -> None:
+    """SN-3/TM-1: a player's hand on their own pile, just before them, may show in two frames only (rendered Snap 4p
+    s11 10.47 s: rows 2 -> 23, another hand on the pile 3 ms later; three fronts were asked for and it was missed).
+    Such a quick arrival is a slap only where an impact was heard within 20 ms, taken by the other hand or not;
+    an arm that appears at once, or one that was already coming in, is no quick arrival."""
+    from vision.audio import Onset
+    from vision.slaps import quick_step, unheard_quick
+
+    assert quick_step([-1, 2, 23], min_step=6)
+    assert quick_step([2, 23], min_step=6)
+    assert not quick_step([-1, 23], min_step=6)  # (appeared at once)
+    assert not quick_step([-1, 2, 12], min_step=6)  # (a short stride: a hand laying a card)
+    assert not quick_step([1, 2, 23], min_step=6)  # (moving the frame before: contact_step's to judge)
+    quick = SlapSeen(10.4733, "pile:A", "A", 0.033, 314, 10.4733, quick=True)
+    seen = SlapSeen(10.4680, "pile:A", "C", 0.033, 314, 10.4680)
+    heard = [Onset(10.468, 30.0, 0.0005)]
+    assert unheard_quick([seen, quick], heard) == [seen, quick]
+    assert unheard_quick([seen, quick], [Onset(10.52, 30.0, 0.0005)]) == [seen]
+    assert unheard_quick([seen, quick], []) == [seen]
+
+
 def test_a_second_hand_on_a_pile_the_first_arm_still_covers_is_a_slap(tmp_path) -> None:
     """SN-3 (snap_by_slap)/TM-1: Snap seed 12, C slaps B's pile at 3.760 and, 84 ms later, C's own pile with the
     other hand. C's first arm had passed over C's pile, so its strip never went idle; the second hand still comes in

@@ -69,6 +69,8 @@ class SlapSeen:
     #: the arm covered its strip to the far end as it came down (past the pile by more than a palm): an arm on its
     #: way to a farther pile on the same line does; a palm on this pile mostly does not (see ``SlapDetector.went_on``)
     to_far_end: bool = False
+    #: seen in two frames only (:func:`quick_step`): a slap only where an impact was heard then (:func:`unheard_quick`)
+    quick: bool = False
 
     def __post_init__(self) -> None:
         if self.t_frame is None:
@@ -473,6 +475,9 @@ class SlapDetector:
         dt = 1.0 / self.fps
         front = c.front[:-1]  # up to the last frame that moved: ``index``
         k = contact_step(front, self.min_step, self.creep_rows)
+        quick = k is None and c.zone == f"pile:{c.player}" and quick_step(front, self.min_step)
+        if quick:
+            k = len(front) - 1
         if k is None:
             return None
         t = c.times[:k + 1]
@@ -486,7 +491,7 @@ class SlapDetector:
         j = k
         while j > 0 and front[j - 1] >= c.s_centre:
             j -= 1
-        return SlapSeen(est, c.zone, c.player, dt, index, est, at_centre=t[j])
+        return SlapSeen(est, c.zone, c.player, dt, index, est, at_centre=t[j], quick=quick)
 
 
 def contact_step(front: list[float], min_step: float, creep_rows: float) -> int | None:
@@ -508,6 +513,29 @@ def contact_step(front: list[float], min_step: float, creep_rows: float) -> int 
     if k >= 2 and min(f[k - 2:k + 1]) >= 0 and min(f[k] - f[k - 1], f[k - 1] - f[k - 2]) >= min_step:
         return k
     return None
+
+
+#: a two-frame arrival's second step, in ``min_step``s, for :func:`quick_step`
+QUICK_STRIDE = 3.0
+#: an impact this near (s) a quick arrival's contact makes it a slap (:func:`unheard_quick`)
+QUICK_HEARD_S = 0.02
+
+
+def quick_step(front: list[float], min_step: float) -> bool:
+    """Whether a stopped hand came in so fast that two frames show it, the second a long stride on from the first
+    (:data:`QUICK_STRIDE`), where :func:`contact_step` asks for three: a player's hand on their own pile, just before
+    them (rendered Snap 4p s11 10.47 s: rows 2 -> 23, C's hand on the same pile 3 ms later). An arm seen at once, in
+    one frame, is not one; nor is a hand that was moving in the frame before the two."""
+    f = front
+    return len(f) >= 2 and min(f[-2:]) >= 0 and f[-1] - f[-2] >= QUICK_STRIDE * min_step and (len(f) < 3 or f[-3] < 0)
+
+
+def unheard_quick(slaps: list[SlapSeen], onsets: list[Onset], within_s: float = QUICK_HEARD_S) -> list[SlapSeen]:
+    """Without the quick arrivals (:func:`quick_step`) that no impact was heard with (one heard, taken by another
+    hand or not: two hands a few ms apart make one sound): two frames alone are little to call a slap on (rendered
+    Snap 4p s12: two such arrivals, a hand going back and one laying a card, neither heard)."""
+    times = np.array([o.t for o in onsets])
+    return [s for s in slaps if not s.quick or (len(times) and float(np.abs(times - s.t_video).min()) <= within_s)]
 
 
 #: a sound this long (s) after a hand was seen at rest is late for it (on 135 slaps of rendered Slapjack and Snap games
@@ -641,9 +669,10 @@ def slaps_in_video(path: str, layout: Layout, zones: list[str], use_audio: bool 
     if cards is not None:
         found = drop_dealing(found, cards)
     if not use_audio:
-        return found
+        return unheard_quick(found, [])
     try:
         samples, rate, t0 = read_audio(path)
     except VideoError:
-        return found
-    return fuse_audio(found, impact_onsets(samples, rate, t0), frame_s=1 / det.fps)
+        return unheard_quick(found, [])
+    onsets = impact_onsets(samples, rate, t0)
+    return fuse_audio(unheard_quick(found, onsets), onsets, frame_s=1 / det.fps)

@@ -32,7 +32,7 @@ from models.detector import Detections, zone_imgsz
 from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
-from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio
+from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio, unheard_quick
 from vision.tracking import READ_BOUND_S, CardSeen, PileTracker, RemoveSeen, shared_looks, zone_crop
 
 
@@ -697,6 +697,8 @@ class TableWatcher:
             _, _, ev, seen = heapq.heappop(self._pending)
             self._released_t = max(self._released_t, ev.t)
             if ev.type == "slap":
+                if not unheard_quick([seen], self.onsets):
+                    continue  # (two frames alone, no impact heard: no slap)
                 if not drop_dealing([seen], [(c.t, c.zone) for c in self.cards]):
                     self.dealing.append(seen)  # the hand that laid a card, not a slap
                     continue
