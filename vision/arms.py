@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from vision.slaps import _px_per_mm
+from vision.slaps import _px_per_mm, absorb, channel_max
 
 SCALE = 0.25
 
@@ -45,18 +45,21 @@ class ArmFinder:
             away = (seat - middle) / (np.linalg.norm(seat - middle) + 1e-9)
             self.shoulders[p] = seat + away * shoulder_mm * self.ppm
 
-    def update(self, t: float, frame: np.ndarray) -> None:
+    def update(self, t: float, frame: np.ndarray, small: np.ndarray | None = None) -> None:
+        """Learn from one frame (BGR). ``small``: the frame at quarter size if already made (the slap detector makes
+        one per frame; resizing a 720p frame again cost a millisecond a frame)."""
         H, W = frame.shape[:2]
-        small = cv2.resize(frame, (int(W * SCALE), int(H * SCALE)), interpolation=cv2.INTER_AREA).astype(np.int16)
+        if small is None or small.shape[:2] != (int(H * SCALE), int(W * SCALE)):
+            small = cv2.resize(frame, (int(W * SCALE), int(H * SCALE)), interpolation=cv2.INTER_AREA)
         if self.bg is None:
             self.bg, self.prev = small.copy(), small
             self.still = np.zeros(small.shape[:2], np.int32)
-        moving = np.abs(small - self.prev).max(axis=2) > 12
+        moving = channel_max(cv2.absdiff(small, self.prev)) > 12
         self.still = np.where(moving, 0, self.still + 1)
         learn = self.still >= self.absorb
-        self.bg[learn] = small[learn]
+        absorb(self.bg, small, learn)
         self.prev = small
-        self.masks.append((t, np.abs(small - self.bg).max(axis=2) > self.threshold))
+        self.masks.append((t, channel_max(cv2.absdiff(small, self.bg)) > self.threshold))
 
     def _strip(self, box: tuple[float, float, float, float], player: str) -> tuple[np.ndarray, np.ndarray]:
         c = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])

@@ -326,8 +326,9 @@ class PileTracker:
 
     def update(self, index: int, t: float, dets: Detections) -> CardSeen | None:
         """The detections of this frame's crop (already in frame pixels); returns a newly confirmed top card."""
-        on_pile = [(float(c), str(n), b) for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True)
-                   if n not in FACE_EXCLUDE and self.zone.contains([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)])[0]]
+        here = self.zone.contains((dets.xyxy[:, :2] + dets.xyxy[:, 2:]) / 2) if len(dets) else []  # (box middles)
+        on_pile = [(float(c), str(n), b) for b, c, n, h in zip(dets.xyxy, dets.confidence, dets.class_name, here,
+                                                                 strict=True) if n not in FACE_EXCLUDE and h]
         # only faces read surely enough are evidence; one read too unsurely (a reader that cannot say which card:
         # under a hand's shadow, half covered) still shows that the pile is there
         inside = [(c, n, b) for c, n, b in on_pile if c >= self.min_conf]

@@ -32,7 +32,7 @@ from models.detector import Detections, zone_imgsz
 from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
-from vision.slaps import SlapDetector, SlapSeen, drop_dealing, fuse_audio, unheard_quick
+from vision.slaps import SlapDetector, SlapSeen, channel_max, drop_dealing, fuse_audio, unheard_quick
 from vision.tracking import READ_BOUND_S, CardSeen, PileTracker, RemoveSeen, shared_looks, zone_crop
 
 
@@ -247,7 +247,7 @@ class TableWatcher:
         self._arrivals(self.slapper.update(index, t, image))
         self._heard_unseen(index, t)
         if self.arms is not None:
-            self.arms.update(t, image)
+            self.arms.update(t, image, self.slapper.small)
         due = []
         for crop, members in self.looks:
             wants = [tr.remember(index, t, image) for tr in members]  # (every member keeps its frames)
@@ -393,7 +393,7 @@ class TableWatcher:
             now, bare = image[zy0:zy1, zx0:zx1], self._bare[zy0:zy1, zx0:zx1]
             if now.size == 0:
                 continue
-            changed = (cv2.absdiff(now, bare).max(axis=2) > UNBOXED_GREY).astype(np.uint8)
+            changed = (channel_max(cv2.absdiff(now, bare)) > UNBOXED_GREY).astype(np.uint8)
             for b in d.xyxy:  # what the boxes hold is read already
                 changed[max(0, int(b[1]) - zy0 - 3):max(0, int(b[3]) - zy0 + 3),
                         max(0, int(b[0]) - zx0 - 3):max(0, int(b[2]) - zx0 + 3)] = 0
