@@ -287,24 +287,33 @@ class DeckMatcher:
         in the green and blue channels its pips are as dark, and in the red one they still darken the paper
         (rendered Spit s12: 10D matched 10S 0.871, 10D 0.870). ``patch``, ``pics``: BGR pixels where they differ."""
         red = [c[-1] in "HD" for c in codes]
-        if all(red) or not any(red) or any(c[:-1] in ("J", "Q", "K") or c in ("RJ", "BJ") for c in codes):
-            return [0] * len(codes)  # (a court's figure is drawn in red and black whatever its suit)
+        if all(red) or not any(red) or any(c in ("RJ", "BJ") for c in codes):
+            return [0] * len(codes)
 
         def redness(px: np.ndarray) -> np.ndarray:
             return px[:, 2].astype(np.float32) - px[:, :2].astype(np.float32).mean(1)
 
-        seen = redness(patch) - float(redness(patch).mean())
-        fits = []
-        for p, r in zip(pics, red, strict=True):
-            if not r:
-                continue
-            want = redness(p) - float(redness(p).mean())
-            fits.append(float((seen * want).sum() / (np.linalg.norm(seen) * np.linalg.norm(want) + 1e-6)))
-        if max(fits) >= RED_FIT:
-            return [int(r) for r in red]
-        if max(fits) < BLACK_FIT:
-            return [int(not r) for r in red]
-        return [0] * len(codes)
+        def colour_of(px: np.ndarray) -> list[int]:
+            seen = redness(px) - float(redness(px).mean())
+            fits = []
+            for p, r in zip(pics, red, strict=True):
+                if not r:
+                    continue
+                want = redness(p) - float(redness(p).mean())
+                fits.append(float((seen * want).sum() / (np.linalg.norm(seen) * np.linalg.norm(want) + 1e-6)))
+            if max(fits) >= RED_FIT:
+                return [int(r) for r in red]
+            if max(fits) < BLACK_FIT:
+                return [int(not r) for r in red]
+            return [0] * len(codes)
+
+        if any(c[:-1] in ("J", "Q", "K") for c in codes) and any(
+                colour_of(p) != [int(r == own) for r in red] for p, own in zip(pics, red, strict=True)):
+            # a court's figure is drawn in red and black whatever its suit in many designs: there the pictures
+            # themselves are not told apart by their red ink, and neither is the card (in a design whose courts'
+            # letters are inked in their suit's colour they are: rendered Spit s12's JD read JS three times)
+            return [0] * len(codes)
+        return colour_of(patch)
 
     def _centre_of(self, centre: np.ndarray, angle: float, loc: tuple[int, int], half_mm: tuple[float, float],
                    px: float, tpl_hw: tuple[int, int]) -> np.ndarray:

@@ -386,3 +386,31 @@ def test_the_suit_colour_of_look_alikes_is_told_by_where_the_ink_is_red(deck) ->
     assert DeckMatcher._ink_colour(red_card, both, ["10S", "10D"]) == [0, 1]
     assert DeckMatcher._ink_colour(grey_card, both, ["10S", "10D"]) == [1, 0]
     assert DeckMatcher._ink_colour(red_card, [pics["10S"], pics["10C"]], ["10S", "10C"]) == [0, 0]
+
+
+def _court(letter_bgr: tuple[int, int, int], figure: bool = False, letter_x: int = 80) -> np.ndarray:
+    """A court picture (RGB, 352 x 252): a big letter in ``letter_bgr``; with ``figure`` a figure's red and black
+    bands too, as many designs draw whatever the suit."""
+    img = np.full((352, 252, 3), 245, np.uint8)
+    if figure:
+        cv2.rectangle(img, (40, 40), (212, 170), (60, 40, 200), -1)
+        cv2.rectangle(img, (40, 182), (212, 312), (30, 30, 30), -1)
+    cv2.putText(img, "J", (letter_x, 250), cv2.FONT_HERSHEY_SIMPLEX, 6, letter_bgr, 18)
+    return np.ascontiguousarray(img[..., ::-1])
+
+
+def test_courts_are_told_apart_by_red_ink_only_where_their_pictures_are() -> None:
+    """TM-1 with ST-1: a design whose courts' letters are inked in the suit's colour tells a red court from its black
+    look-alike as it does pip cards (rendered Spit s12: JD read JS three times); where the figures are drawn in red
+    and black whatever the suit, the pictures themselves are not told apart by their red ink, and the card is not
+    either (before, no court ever was)."""
+    inked = DeckMatcher({"JS": _court((20, 20, 20)), "JD": _court((40, 30, 200))}, TO_MM)
+    pics = [inked.full[inked.codes.index(c)].reshape(-1, 3) for c in ("JS", "JD")]
+    assert DeckMatcher._ink_colour(pics[1].astype(np.float32) * 0.8, pics, ["JS", "JD"]) == [0, 1]
+    grey = np.repeat(pics[0].astype(np.float32).mean(1, keepdims=True), 3, 1)
+    assert DeckMatcher._ink_colour(grey, pics, ["JS", "JD"]) == [1, 0]
+    # both figures red and black, alike in their red: the black one's picture looks red too, the pictures are no guide
+    both = DeckMatcher({"JS": _court((20, 20, 20), True), "JD": _court((20, 20, 20), True, letter_x=100)}, TO_MM)
+    pics = [both.full[both.codes.index(c)].reshape(-1, 3) for c in ("JS", "JD")]
+    assert DeckMatcher._ink_colour(pics[0].astype(np.float32), pics, ["JS", "JD"]) == [0, 0]
+    assert DeckMatcher._ink_colour(pics[1].astype(np.float32), pics, ["JS", "JD"]) == [0, 0]
