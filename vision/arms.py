@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from vision.slaps import _px_per_mm, absorb, channel_max
+from vision.slaps import StillBackground, _px_per_mm
 
 SCALE = 0.25
 
@@ -29,13 +29,9 @@ class ArmFinder:
                  reach_mm: float = 180.0, width_mm: float = 70.0, threshold: float = 28.0,
                  shoulder_mm: float = 400.0) -> None:
         self.layout, self.fps = layout, fps
-        self.absorb = max(2, int(round(absorb_s * fps)))
-        self.threshold = threshold
         self.reach_mm, self.width_mm = reach_mm, width_mm
         self.masks: deque = deque(maxlen=max(4, int(keep_s * fps)))  # (t, foreground mask at quarter size)
-        self.bg: np.ndarray | None = None
-        self.prev: np.ndarray | None = None
-        self.still: np.ndarray | None = None
+        self.background = StillBackground(max(2, int(round(absorb_s * fps))), 12, threshold)
         middle = np.mean([z.polygon.mean(0) for z in layout.zones.values()], axis=0)
         self.centre = middle
         self.ppm = _px_per_mm(layout, middle) or 1.0
@@ -51,15 +47,7 @@ class ArmFinder:
         H, W = frame.shape[:2]
         if small is None or small.shape[:2] != (int(H * SCALE), int(W * SCALE)):
             small = cv2.resize(frame, (int(W * SCALE), int(H * SCALE)), interpolation=cv2.INTER_AREA)
-        if self.bg is None:
-            self.bg, self.prev = small.copy(), small
-            self.still = np.zeros(small.shape[:2], np.int32)
-        moving = channel_max(cv2.absdiff(small, self.prev)) > 12
-        self.still = np.where(moving, 0, self.still + 1)
-        learn = self.still >= self.absorb
-        absorb(self.bg, small, learn)
-        self.prev = small
-        self.masks.append((t, channel_max(cv2.absdiff(small, self.bg)) > self.threshold))
+        self.masks.append((t, self.background.update(small)[1]))
 
     def _strip(self, box: tuple[float, float, float, float], player: str) -> tuple[np.ndarray, np.ndarray]:
         c = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])

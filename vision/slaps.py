@@ -49,10 +49,32 @@ def channel_max(img: np.ndarray) -> np.ndarray:
     return np.maximum(np.maximum(img[..., 0], img[..., 1]), img[..., 2]) if img.shape[2] == 3 else img.max(axis=2)
 
 
-def absorb(background: np.ndarray, img: np.ndarray, still: np.ndarray) -> None:
-    """Copy ``img`` into ``background`` where ``still`` (bool, H x W) holds, in place: ``background[still] =
-    img[still]`` gathers and scatters pixel by pixel, 5 ms on a quarter-size frame that is mostly still."""
-    cv2.copyTo(img, np.ascontiguousarray(still, np.uint8), background)
+@dataclass
+class StillBackground:
+    """A background that learns only what stays still: a pixel that has not changed by more than ``motion`` for
+    ``absorb`` frames joins it (a hand never stays still that long; a card laid down does). The slap corridors and
+    the arm finder each keep one."""
+
+    absorb: int
+    motion: float
+    threshold: float  # a pixel this far from the background (any channel) is foreground
+    image: np.ndarray | None = None
+    prev: np.ndarray | None = None
+    still: np.ndarray | None = None  # frames each pixel has not moved
+
+    def update(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Learn from ``img`` (uint8, H x W x C); returns (what moved since the last image, what differs from the
+        background), bool H x W."""
+        if self.image is None:
+            self.image, self.prev = img.copy(), img
+            self.still = np.zeros(img.shape[:2], np.int32)
+        moving = channel_max(cv2.absdiff(img, self.prev)) > self.motion
+        self.still = np.where(moving, 0, self.still + 1)
+        # (one masked copy: ``image[learn] = img[learn]`` gathers and scatters pixel by pixel, 5 ms on a quarter-size
+        # frame that is mostly still)
+        cv2.copyTo(img, (self.still >= self.absorb).astype(np.uint8), self.image)
+        self.prev = img
+        return moving, channel_max(cv2.absdiff(img, self.image)) > self.threshold
 
 
 @dataclass(frozen=True)
@@ -104,9 +126,7 @@ class Corridor:
     pitch_mm: float
     u: np.ndarray = field(default_factory=lambda: np.zeros(2))  # unit vector, zone centre -> shoulder (pixels)
     dist: float = 0.0  # zone centre to shoulder (pixels)
-    background: np.ndarray | None = None
-    still: np.ndarray | None = None
-    prev: np.ndarray | None = None
+    background: StillBackground | None = None
     state: str = "idle"  # idle, arriving, on
     entered: bool = False  # while arriving: the moving edge has crossed into the zone
     again: bool = False  # this arrival came while the zone was still covered (see SlapDetector.update)
@@ -296,14 +316,8 @@ class SlapDetector:
         for c in self.corridors:
             strip = cv2.remap(self.small, c.map_x, c.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
             if c.background is None:
-                c.background, c.prev = strip.copy(), strip
-                c.still = np.zeros(strip.shape[:2], np.int32)
-            moving = channel_max(cv2.absdiff(strip, c.prev)) > self.motion
-            c.still = np.where(moving, 0, c.still + 1)
-            learn = c.still >= self.absorb
-            absorb(c.background, strip, learn)
-            c.prev = strip
-            fg = channel_max(cv2.absdiff(strip, c.background)) > self.threshold
+                c.background = StillBackground(self.absorb, self.motion, self.threshold)
+            moving, fg = c.background.update(strip)
             r = self._reach(fg)
             over = c.s_centre + self.past / c.pitch_mm  # (a reach this far covers the pile: a palm on it)
             if c.past and c.past[-1][2] >= over > r:
