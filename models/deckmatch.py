@@ -69,13 +69,9 @@ DIFFER_GREY = 40.0  # grey levels (0-255) between two pictures where they are sa
 #: red look-alike's this well (correlation, where the pictures differ), black where no red one's is followed BLACK_FIT
 RED_FIT = 0.5
 BLACK_FIT = 0.2
-POSED_SLACK_MM = 4.0  # a known pose (:meth:`DeckMatcher.read_posed`) is this far off at most, as a rule...
-#: ... and a card that matches no picture this well there is looked for this far off: a strip's pose comes from the
-#: batch's outline fitted face down, off by more than the rule on rendered games (Cheat 2p s11 13.35 s: 6D's strip
-#: under 6S matched 10H 0.35 at 4 mm); searched that far always, a strip fitted right slips to where a neighbouring
-#: rank's pips line up (2C read 3C)
-POSED_UNSURE = 0.7  # (at 0.5 the reveals of nine rendered Cheat games were read right 20 of 31 times, at 0.7 23, and
-POSED_WIDER_MM = 6.0  # 19 at 4 mm only; at 6 mm always, 25, but strips fitted right read as a neighbouring rank)
+POSED_SLACK_MM = 4.0  # a known pose (:meth:`DeckMatcher.read_posed`) is this far off at most (searched 3 mm around
+#                        the reveals of 9 rendered Cheat games, 28 of 31 were read right; 4 mm, 29; 6 mm around the
+#                        unsure ones too, 29)
 POSED_HIDES_MM = 2.0  # a card above hides this much around it too (its shadow, the fit's error)
 
 # the four corners of a flat picture, in the order cv2.getPerspectiveTransform pairs them with the card's corners
@@ -394,22 +390,19 @@ class DeckMatcher:
         out = []
         n = len(self.codes)
         h, w = self.full[0].shape[:2]
+        half = (CARD_MM[0] / 2 + POSED_SLACK_MM, CARD_MM[1] / 2 + POSED_SLACK_MM)
         for k, (xy, angle) in enumerate(poses):
             centre = np.asarray(xy, np.float64)
-            for slack in (POSED_SLACK_MM, POSED_WIDER_MM):
-                half = (CARD_MM[0] / 2 + slack, CARD_MM[1] / 2 + slack)
-                best = np.full(n, -1.0)
-                for d in REFINE_TURNS:
-                    win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
-                    mask = self._shows(centre, angle + d, poses[:k], (w, h))
-                    if mask.mean() < 0.1:
-                        break
-                    for j in range(2 * n):
-                        m = float(cv2.matchTemplate(win, self.full[j], cv2.TM_CCOEFF_NORMED, mask=mask).max())
-                        if np.isfinite(m) and m > best[j % n]:
-                            best[j % n] = m
-                if best.max() >= POSED_UNSURE:
+            best = np.full(n, -1.0)
+            for d in REFINE_TURNS:
+                win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
+                mask = self._shows(centre, angle + d, poses[:k], (w, h))
+                if mask.mean() < 0.1:
                     break
+                for j in range(2 * n):
+                    m = float(cv2.matchTemplate(win, self.full[j], cv2.TM_CCOEFF_NORMED, mask=mask).max())
+                    if np.isfinite(m) and m > best[j % n]:
+                        best[j % n] = m
             out.append(self._as_faces(best))
         return out
 

@@ -244,3 +244,43 @@ def test_a_reveal_read_unsure_on_a_sideways_fit_is_read_again_on_the_batch_fitte
         return cv2.GaussianBlur(img, (0, 0), 0.8)
 
     assert reveal((blurred(grey(frame, crop)), before)) == tuple(sorted(codes))
+
+
+@pytest.mark.parametrize(("codes", "base", "light", "seed"), [
+    (("6D", "6S"), 3.0, True, 40), (("JD", "JH"), 8.0, False, 42)])
+def test_a_batch_turned_up_is_read_where_its_faces_lie_not_where_its_backs_were_fitted(
+        codes: tuple[str, ...], base: float, light: bool, seed: int) -> None:
+    """CH-4: face down, a back's patterned middle has sharper sides than its white rim on a light cloth, and the
+    fit takes them for the card's (rendered Cheat games: poses off by 5.7 mm, median); read there, a strip is read
+    as another card (rendered 2p s11: 6D's strip under 6S read 5H). The batch turned up is fitted again where its
+    faces lie (``vision.fan.refit_cards``) and read there."""
+    from calibration.layout import Zone
+    from models.classes import FACES
+    from models.deckmatch import DeckMatcher
+    from vision.batches import BatchWatcher
+    from vision.fan import CardPose
+
+    rng, back, frame, view, crop, _ = squared_pile(seed, light)
+    deck = FaceSet("builtin").deck(rng)
+    a = math.radians(base)
+    across = np.array([math.cos(a), math.sin(a)])
+    true = []
+    for k, code in enumerate(codes):  # the first laid lies lowest
+        centre = tuple(across * (k - 0.5) * 22.0)
+        lay_back(frame, deck.image(code, 300), centre, base + (k - 0.5) * 6.0)
+        true.insert(0, (np.array(centre), base + (k - 0.5) * 6.0))
+    # fitted face down: each a back's rim off, along the fan and along the card, and a little turned
+    off = [CardPose(tuple(c + across * (6.0 if k else -5.0) + (0.0, 4.0)), ang + 3.0, 1.0, 1.0, 1.0)
+           for k, (c, ang) in enumerate(true)]
+    colour = frame[crop[1]:crop[3], crop[0]:crop[2]].copy()
+    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+    at_off = [FACES[int(s.argmax())] for s in matcher.read_posed(colour, [(p.centre, p.angle) for p in off],
+                                                                 (crop[0], crop[1]))]
+    assert at_off != list(codes[::-1])  # (read where the backs were fitted: wrong)
+    zone = Zone("center", to_image(np.array([[-60.0, -70.0], [60.0, -70.0], [60.0, 70.0], [-60.0, 70.0]])))
+    w = BatchWatcher(zone, crop, confirm=2, every=1, image_to_mm=TO_MM, deck=matcher)
+    w._colour, w._view, w._batch_poses = colour, view, list(off)
+    w._frames.append((0, 1.0, cv2.GaussianBlur(grey(frame, crop), (0, 0), 0.8)))
+    assert w._read_turned() == tuple(sorted(codes))
+    for pose, (c, ang) in zip(w._batch_poses, true, strict=True):
+        assert np.hypot(*(np.asarray(pose.centre) - c)) <= 4.0 and abs((pose.angle - ang + 90) % 180 - 90) <= 3.0

@@ -21,7 +21,7 @@ import numpy as np
 from engine.cards import rank
 from models.classes import FACES
 from models.detector import Detections
-from vision.fan import ANGLE_STEP, FlatView, fit_batch, fit_cards
+from vision.fan import ANGLE_STEP, FlatView, fit_batch, fit_cards, refit_cards
 from vision.tracking import FACE_EXCLUDE, PileTracker
 
 #: a hand box the detector is at least this sure of is a hand; one it is less sure of is a hand only while something
@@ -173,17 +173,30 @@ class BatchWatcher(PileTracker):
         top card turned a quarter, where it finds as many cards."""
         if self.deck is None or self._colour is None or not self._batch_poses:
             return ()
-        cards, sure = self._read_poses(self._batch_poses)
+        self._batch_poses, cards, sure = self._read_face_up(self._batch_poses)
         if sure < TURNED_SURE and self._batch_looks is not None and self._view is not None:
             a = self._batch_poses[0].angle
             now, before = self._batch_looks
             turned = fit_cards(now, self._view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP))
             # as many cards as were counted (the referee holds the batch at that count: rendered Cheat s11 11.58 s,
             # two sideways cards fitted as one upright, were counted one; read two, the reveal was refused)
-            turned_cards, turned_sure = self._read_poses(turned) if len(turned) == len(self._batch_poses) else ((), 0.)
-            if turned_sure > sure:
-                self._batch_poses, cards = turned, turned_cards
+            if len(turned) == len(self._batch_poses):
+                turned, turned_cards, turned_sure = self._read_face_up(turned)
+                if turned_sure > sure:
+                    self._batch_poses, cards = turned, turned_cards
         return cards
+
+    def _read_face_up(self, poses: list) -> tuple[list, tuple[str, ...], float]:
+        """The batch fitted face down at ``poses`` read where it lies face up (:func:`vision.fan.refit_cards`, the
+        poses fitted again on the latest look; where the cards cannot be read there, at ``poses``): the poses read
+        at, the cards and the least sure card's match (:meth:`_read_poses`). Nine rendered Cheat games' 31 reveals
+        were read right 22 times at the face-down poses, 29 fitted again."""
+        if self._view is not None and self._frames:
+            up = refit_cards(self._frames[-1][2], self._view, poses)
+            cards, sure = self._read_poses(up)
+            if cards:
+                return up, cards, sure
+        return poses, *self._read_poses(poses)
 
     def _read_poses(self, poses: list) -> tuple[tuple[str, ...], float]:
         """The cards at ``poses`` (top first), sorted, and the best match of the least sure of them; nothing and 0
