@@ -61,6 +61,10 @@ MIN_MATCH = 0.4
 KEEP_MATCH = 0.5
 WEAK_SAME_MM = 6.0
 CLOSE = 0.03  # cards matching within this of the best look alike as a whole: see DeckMatcher._tell_apart
+#: a read stands again for a box at most this much larger (area) than its own: a box on part of a card reads the part
+#: (rendered Speed s238: KD's middle boxed alone read AS 0.53, and every whole box of KD then read AS from the memory,
+#: though KD's whole box searched reads KD 0.85: AS was refused once it was played)
+GROWN_BOX = 1.5
 RECENT = 32  # reads kept to check again before a search (:meth:`DeckMatcher._still_there`)
 STILL_MM = 35.0  # the three reads nearest a box, this close to its middle, are checked again before a search
 STILL_GREY = 10.0  # ... and stands while the card there differs from then by at most this (mean, 0-255)
@@ -162,7 +166,8 @@ class DeckMatcher:
         self.to_mm = np.asarray(image_to_mm, np.float64)
         self.to_image = np.linalg.inv(self.to_mm)
         self._face_ids = np.array([FACES.index(c) for c in self.codes])
-        self._recent: deque = deque()  # (angle, centre mm, the flat view, scores, box middle mm) of the latest reads
+        self._recent: deque = deque()  # (angle, centre mm, the flat view, scores, box middle mm, box area px) of the
+        # latest reads
         w, h = (int(round(v * PX_PER_MM)) for v in CARD_MM)
         full = [_flat_face(faces[c], (w, h)) for c in self.codes]
         self.full = full + [np.ascontiguousarray(f[::-1, ::-1]) for f in full]  # a half turn each
@@ -335,7 +340,7 @@ class DeckMatcher:
         may lie there, compared in colour though grey at half resolution ranked them a little lower)."""
         corner = np.asarray(origin, np.float64)
         centre = self._box_centre(box, corner)
-        again = self._still_there(frame, corner, centre)
+        again = self._still_there(frame, corner, centre, _box_area(box))
         if again is not None:
             return again
         n = len(self.codes)
@@ -374,7 +379,7 @@ class DeckMatcher:
             # of a card) while the table there stays as it was, and a good box there would be told the failure
             angle0, centre0 = posed[k0]
             view = self._flat(frame, corner, centre0, angle0, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
-            self._recent.append((angle0, centre0, view, best.copy(), centre))
+            self._recent.append((angle0, centre0, view, best.copy(), centre, _box_area(box)))
         while len(self._recent) > RECENT:
             self._recent.popleft()
         return self._as_faces(best)
@@ -430,23 +435,32 @@ class DeckMatcher:
         out[self._face_ids] = best
         return out
 
-    def _still_there(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray) -> np.ndarray | None:
+    def _still_there(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray, area: float
+                     ) -> np.ndarray | None:
         """The scores of a card read before near ``centre`` if it still lies there untouched: the table at its pose,
         turned flat, differs from then by at most :data:`STILL_GREY` on average (codec noise; another card laid
         there, or a hand over it, differs more). Most reads are of cards lying still while hands pass by or the
         detector's box moves a little: looking at one pose costs a hundredth of finding it. A weak read stands only
-        for a box about where its own was (:data:`KEEP_MATCH`)."""
-        near = sorted((float(np.hypot(*(c - centre))), i) for i, (_, c, _, _, _) in enumerate(self._recent))
+        for a box about where its own was (:data:`KEEP_MATCH`), and none for a box much larger than its own
+        (:data:`GROWN_BOX`)."""
+        near = sorted((float(np.hypot(*(c - centre))), i) for i, (_, c, *_) in enumerate(self._recent))
         for dist, i in near[:3]:
             if dist > STILL_MM:
                 break
-            angle, c, view, best, asked = self._recent[i]
+            angle, c, view, best, asked, asked_area = self._recent[i]
+            if area > GROWN_BOX * asked_area:
+                continue  # (see GROWN_BOX)
             if best.max() < KEEP_MATCH and float(np.hypot(*(asked - centre))) > WEAK_SAME_MM:
                 continue  # a weak read stands for its own box only (:data:`KEEP_MATCH`)
             now = self._flat(frame, origin, c, angle, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
             if float(np.abs(now - view).mean()) <= STILL_GREY:
                 return self._as_faces(best)
         return None
+
+
+def _box_area(box: Any) -> float:
+    x0, y0, x1, y1 = (float(v) for v in box)
+    return max(x1 - x0, 1.0) * max(y1 - y0, 1.0)
 
 
 def deck_read(match: np.ndarray, expected: Collection[int] = (), elsewhere: Collection[int] = ()

@@ -414,3 +414,24 @@ def test_courts_are_told_apart_by_red_ink_only_where_their_pictures_are() -> Non
     pics = [both.full[both.codes.index(c)].reshape(-1, 3) for c in ("JS", "JD")]
     assert DeckMatcher._ink_colour(pics[0].astype(np.float32), pics, ["JS", "JD"]) == [0, 0]
     assert DeckMatcher._ink_colour(pics[1].astype(np.float32), pics, ["JS", "JD"]) == [0, 0]
+
+
+def test_a_read_of_part_of_a_card_does_not_stand_for_a_box_much_larger(deck) -> None:
+    """TM-1: a read stands again, the table unchanged, only for a box about the size of its own
+    (:data:`models.deckmatch.GROWN_BOX`): a box on part of a card matches what that part looks like (rendered Speed
+    s238: KD's middle boxed alone read AS 0.53), and the whole card's box, which shows more of it, is searched again
+    (there KD read AS 0.66 from the memory, though searched it reads KD 0.85)."""
+    from models.deckmatch import GROWN_BOX
+
+    frame, matcher, whole = _one_card_on_the_cloth(deck, "5S")
+    part = whole.copy()
+    part[1] = whole[3] - 0.62 * (whole[3] - whole[1])  # (its lower 62 %: read 5S, 0.6-0.7 surely)
+    assert (whole[2] - whole[0]) * (whole[3] - whole[1]) > GROWN_BOX * (part[2] - part[0]) * (part[3] - part[1])
+    searches = []
+    angles = matcher._angles
+    matcher._angles = lambda *a: searches.append(1) or angles(*a)
+    part_scores = matcher.scores(frame, part)
+    assert part_scores.max() >= KEEP_MATCH and len(searches) == 1  # (a read kept in the memory)
+    assert np.array_equal(matcher.scores(frame, part + 0.5), part_scores) and len(searches) == 1
+    k, _ = deck_read(matcher.scores(frame, whole))
+    assert FACES[k] == "5S" and len(searches) == 2

@@ -161,6 +161,12 @@ def _centre_on_middle(box: Any, card: Any) -> bool:
     return _overlap((cx, cy, cx, cy), _middle(card))
 
 
+def _inside(box: Any, other: Any, slack: float = 0.04) -> bool:
+    """Whether ``box`` lies within ``other``, give or take ``slack`` of ``other``'s size."""
+    m = slack * max(float(other[2] - other[0]), float(other[3] - other[1]))
+    return bool(box[0] >= other[0] - m and box[1] >= other[1] - m and box[2] <= other[2] + m and box[3] <= other[3] + m)
+
+
 def _overlap(a: Any, b: Any) -> bool:
     return bool(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
 
@@ -398,6 +404,12 @@ class PileTracker:
         # (whether a card seen before is forgotten is asked of when it was seen before this look; once forgotten, it
         # is new until confirmed again)
         self.history -= {n for _, n, _ in inside if n in self.history and self._forgotten(n, t)}
+        # a code the top was misread as, read now where the top is not read around it, may be the card itself, laid
+        # over the top (rendered Speed s238: KD's middle read AS for a second; the real AS laid on it was not new)
+        released = {n for c, n, b in inside if n in self._misreads and n not in self.stack and not any(
+            n2 == self.top and c2 >= c and _inside(b, b2) for c2, n2, b2 in inside)}
+        self.history -= released
+        self._misreads -= released
         new = [(c, n, b) for c, n, b in inside if n not in self.history]
         for _, n, b in inside:
             self._last_seen[n] = t
@@ -481,7 +493,7 @@ class PileTracker:
             # middle, is a second card (one card boxed two ways and read two ways is not: rendered Speed s238, KC
             # lying still read KS in two of its three boxes and KC in the third, confirmed twice, a "race")
             elsewhere = self.races and before is not None and any(
-                n == self.top and not _centre_on_middle(b, bx) for _, n, b in inside)
+                n == self.top and not _centre_on_middle(b, bx) and not _centre_on_middle(bx, b) for _, n, b in inside)
             # the same card, read differently: nothing has changed there since the top showed, or it is boxed where
             # the top lies, to a pixel or two (no card lands just where the last one lies: rendered Spit s12, QH read
             # KH 0.9 s later; Speed s12, JD read AS). (A box exactly the top's is the deck's read at the top's place
@@ -490,7 +502,12 @@ class PileTracker:
             unchanged = before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9
             top_box = self._box_at.get(self.top) if self.races and self.removals and self.top is not None else None
             at_top = top_box is not None and 0.0 < _box_shift(top_box, bx) <= SAME_PLACE
-            if (unchanged or at_top) and not elsewhere:
+            # a box inside the top's own box, read in the same look at least as surely as this one, is on part of the
+            # top: a card laid on the top would hide it (rendered Speed s238: KD's middle and corner boxed alone read
+            # AS, 0.78 and 0.65, while its whole box read KD 0.9)
+            part_of_top = self.top is not None and any(
+                n == self.top and c >= cx and _inside(bx, b) for c, n, b in inside)
+            if part_of_top or ((unchanged or at_top) and not elsewhere):
                 if nx not in self.stack:
                     self._misreads.add(nx)
                 continue
