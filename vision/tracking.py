@@ -57,6 +57,9 @@ SETTLED_SHARE = 0.15
 #: (:attr:`PileTracker.races` piles): rendered Speed and Spit (seeds 238 11 12) put cards laid on a centre pile 0.04
 #: or more off the one under them; the two re-reads of a top as another code lay 0.005-0.009 off it
 SAME_PLACE = 0.02
+#: a box at most this share of the top's box (area), inside it, is on part of the top (:meth:`PileTracker._part_of_top`;
+#: Speed s238's two were 0.26 and 0.31 of KD's)
+PART_OF_TOP = 0.5
 #: a card read once (:attr:`PileTracker.lay_once`) where another code was read too is that card, not one read two
 #: ways, when it was read this much more surely than the other (rendered Speed s238: JD read 0.90 as it landed,
 #: then JH at 0.78 as the next card came over it)
@@ -406,8 +409,8 @@ class PileTracker:
         self.history -= {n for _, n, _ in inside if n in self.history and self._forgotten(n, t)}
         # a code the top was misread as, read now where the top is not read around it, may be the card itself, laid
         # over the top (rendered Speed s238: KD's middle read AS for a second; the real AS laid on it was not new)
-        released = {n for c, n, b in inside if n in self._misreads and n not in self.stack and not any(
-            n2 == self.top and c2 >= c and _inside(b, b2) for c2, n2, b2 in inside)}
+        released = {n for c, n, b in inside if n in self._misreads and n not in self.stack
+                    and not self._part_of_top(c, b, inside)}
         self.history -= released
         self._misreads -= released
         new = [(c, n, b) for c, n, b in inside if n not in self.history]
@@ -502,11 +505,7 @@ class PileTracker:
             unchanged = before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9
             top_box = self._box_at.get(self.top) if self.races and self.removals and self.top is not None else None
             at_top = top_box is not None and 0.0 < _box_shift(top_box, bx) <= SAME_PLACE
-            # a box inside the top's own box, read in the same look at least as surely as this one, is on part of the
-            # top: a card laid on the top would hide it (rendered Speed s238: KD's middle and corner boxed alone read
-            # AS, 0.78 and 0.65, while its whole box read KD 0.9)
-            part_of_top = self.top is not None and any(
-                n == self.top and c >= cx and _inside(bx, b) for c, n, b in inside)
+            part_of_top = self._part_of_top(cx, bx, inside)
             if part_of_top or ((unchanged or at_top) and not elsewhere):
                 if nx not in self.stack:
                     self._misreads.add(nx)
@@ -518,6 +517,15 @@ class PileTracker:
             return None
         self.also += out[:-1]
         return out[-1]
+
+    def _part_of_top(self, conf: float, box: Any, inside: list[tuple[float, str, Any]]) -> bool:
+        """Whether a read (``conf``, ``box``) is of part of the top card: its box lies inside a box of the top read in
+        the same look more surely, and is much smaller (:data:`PART_OF_TOP`). A card laid on the top would hide it
+        (rendered Speed s238: KD's middle and corner boxed alone read AS, 0.78 and 0.65, while its whole box read KD
+        0.9); a card laid on it is boxed about as large, or read as surely (a card laid sideways on one turned 45
+        degrees boxes inside the other's box, 0.62 of it)."""
+        return self.top is not None and any(n == self.top and c > conf and _inside(box, b)
+                                            and _area(box) <= PART_OF_TOP * _area(b) for c, n, b in inside)
 
     def _laid_and_taken(self, t: float) -> CardSeen | None:
         """The one new card read surely (:attr:`read_before_take`) since the top, never confirmed, on a pile now
