@@ -314,8 +314,8 @@ def refit_cards(now: np.ndarray, view: FlatView, poses: list[CardPose]) -> list[
     within :data:`REFIT_MM` and :data:`REFIT_TURN` of its pose, to the sharpest visible outline (outside the cards
     above, as fitted again). Face down, a back's patterned middle has sharper sides than its white rim on a light
     cloth, and the fit takes them for the card's (9 rendered Cheat games' 31 reveals: the face-down poses were off by
-    5.7 mm (median), up to 9; fitted again face up, 1.7 mm): a face has no such inner frame, and its strip of a fan
-    was read as another card where the pose was off by that much (6D's strip under 6S read 5H)."""
+    5.7 mm (median), up to 9; fitted again face up, 1.5, up to 3.9): a face has no such inner frame, and its strip
+    of a fan was read as another card where the pose was off by that much (6D's strip under 6S read 5H)."""
     _, gx, gy = _gradients(now, view)
     g = np.hypot(gx, gy)
     clip = np.minimum(1.0, REFIT_CLIP / np.maximum(g, 1e-6))
