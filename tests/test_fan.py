@@ -284,3 +284,34 @@ def test_a_batch_turned_up_is_read_where_its_faces_lie_not_where_its_backs_were_
     assert w._read_turned() == tuple(sorted(codes))
     for pose, (c, ang) in zip(w._batch_poses, true, strict=True):
         assert np.hypot(*(np.asarray(pose.centre) - c)) <= 4.0 and abs((pose.angle - ang + 90) % 180 - 90) <= 3.0
+
+
+def test_the_middle_card_of_a_fan_of_three_is_counted_where_a_sharp_strip_lies_under_it(monkeypatch) -> None:
+    """CH-2: the middle card of a fan of three shows a strip between two sharp outlines, its own a little less sharp
+    than the top card's (0.76-0.77 of it), and the fit stopped there: rendered Cheat 2p s6, a seed nothing was tuned
+    on, counted two batches of three as one each. A weak card is counted where the card fitted under it is a strip
+    at least as sharp as the top card and laid just now (``vision.fan.BETWEEN_EDGE_RATIO``)."""
+    import vision.fan as fan
+    from models.gamevideo import Filmer, make_script
+    from vision.tracking import zone_crop
+
+    script = make_script("cheat", 2, 6, seconds=9.0)
+    wanted = (5.3, 5.75, 8.5, 9.0)  # the settled look before each batch of three (5.49 s, 8.66 s) and after it
+    looks: dict[float, np.ndarray] = {}
+    for _, t, rgb in Filmer(script, "builtin", 6).frames():
+        for w in wanted:
+            if w not in looks and t >= w:
+                looks[w] = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+        if len(looks) == len(wanted):
+            break
+    lay = script.layout
+    x0, y0, x1, y1 = zone_crop(lay.zones["center"], lay.frame_size, min_side=320)
+    view = FlatView.around(lay.zones["center"].polygon, lay.homography, (x0, y0))
+
+    def counts() -> list[int]:
+        return [len(fit_batch(cv2.GaussianBlur(looks[after][y0:y1, x0:x1], (0, 0), 0.8), view,
+                              looks[before][y0:y1, x0:x1])) for before, after in ((5.3, 5.75), (8.5, 9.0))]
+
+    assert counts() == [3, 3]
+    monkeypatch.setattr(fan, "BETWEEN_EDGE_RATIO", 0.0)  # (without the rule: the fit stops at the top card)
+    assert counts() == [1, 1]
