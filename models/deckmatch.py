@@ -281,17 +281,18 @@ class DeckMatcher:
             differ &= shows
         if differ.sum() < 8:
             return
-        a = patch[differ] - patch[differ].mean(0)
-        a /= np.linalg.norm(a) + 1e-6
-        there = []
-        for p in pics:
-            b = p[differ] - p[differ].mean(0)
-            there.append(float((a * b).sum() / (np.linalg.norm(b) + 1e-6)))
         colour = self._ink_colour(patch[differ], [p[differ] for p in pics], [self.codes[k] for k in close])
-        if shows is not None:
+        if shows is not None:  # (by colour only; of one colour, as matched)
             if len(set(colour)) < 2:
                 return
             there = [float(best[k]) for k in close]
+        else:
+            a = patch[differ] - patch[differ].mean(0)
+            a /= np.linalg.norm(a) + 1e-6
+            there = []
+            for p in pics:
+                b = p[differ] - p[differ].mean(0)
+                there.append(float((a * b).sum() / (np.linalg.norm(b) + 1e-6)))
         top = float(best[k0])
         order = sorted(range(len(close)), key=lambda i: (colour[i], there[i]), reverse=True)
         for rank, i in enumerate(order):

@@ -212,6 +212,17 @@ def _gradients(grey: np.ndarray, view: FlatView) -> tuple[np.ndarray, np.ndarray
     return flat, cv2.Sobel(flat, cv2.CV_32F, 1, 0, ksize=3) / 8.0, cv2.Sobel(flat, cv2.CV_32F, 0, 1, ksize=3) / 8.0
 
 
+def _outline_edge(spectra: _Spectra, gx: np.ndarray, gy: np.ndarray, visible: np.ndarray, visible_f: np.ndarray,
+                  angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """For a card turned ``angle`` centred at each flat pixel: how much of its outline shows (px, where ``visible``;
+    ``visible_f`` is its spectrum), and how sharp that is (the mean brightness gradient across its sides)."""
+    long_f, short_f, sides_f, _, ax, bx, _, _ = spectra.kernels(angle)
+    ea = np.abs(gx * ax[0] + gy * ax[1]) * visible
+    eb = np.abs(gx * bx[0] + gy * bx[1]) * visible
+    outline = spectra.corr((visible_f, sides_f))
+    return outline, spectra.corr((spectra.of(ea), long_f), (spectra.of(eb), short_f)) / np.maximum(outline, 1.0)
+
+
 def _hide(visible: np.ndarray, x: int, y: int, angle: float) -> np.ndarray:
     """``visible`` less a card at (``x``, ``y``) flat px turned ``angle``, and :data:`HIDES_MM` around it."""
     mask = np.zeros_like(visible)
@@ -245,11 +256,8 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
         changed_here = changed * visible
         visible_f, changed_f, grad_f = spectra.of(visible), spectra.of(changed_here), spectra.of(grad * visible)
         for angle in angles:
-            long_f, short_f, sides_f, inside_f, ax, bx, inside_px, outline_px = spectra.kernels(float(angle))
-            ea = np.abs(gx * ax[0] + gy * ax[1]) * visible
-            eb = np.abs(gx * bx[0] + gy * bx[1]) * visible
-            outline = spectra.corr((visible_f, sides_f))
-            edge = spectra.corr((spectra.of(ea), long_f), (spectra.of(eb), short_f)) / np.maximum(outline, 1.0)
+            _, _, sides_f, inside_f, _, _, inside_px, outline_px = spectra.kernels(float(angle))
+            outline, edge = _outline_edge(spectra, gx, gy, visible, visible_f, float(angle))
             shows = spectra.corr((visible_f, inside_f))
             new = spectra.corr((changed_f, inside_f)) / np.maximum(shows, 1.0)
             # another card's rim across what shows of this one: this one lies under it (a fan's end card has a whole
@@ -281,16 +289,13 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
                 break
             cards.append(pending)
             pending = None
-        elif weak:
-            if not BETWEEN_EDGE_RATIO or len(cards) >= MOST_CARDS - 1 or shown < MIN_SLIVER:
-                break
+        elif weak and (not BETWEEN_EDGE_RATIO or len(cards) >= MOST_CARDS - 1 or shown < MIN_SLIVER):
+            break
+        if weak:  # (kept aside, and fitting goes on under it)
             pending = pose
-            near = np.hypot(xx - x, yy - y) <= NEXT_MM * PX_PER_MM
-            visible = _hide(visible, x, y, angle)
-            angles = np.array([(angle + d) % 180.0 for d in np.arange(-NEXT_WITHIN, NEXT_WITHIN + 1e-6, ANGLE_STEP)])
-            continue
-        top_edge = top_edge or edge
-        cards.append(pose)
+        else:
+            top_edge = top_edge or edge
+            cards.append(pose)
         near = np.hypot(xx - x, yy - y) <= NEXT_MM * PX_PER_MM
         visible = _hide(visible, x, y, angle)
         angles = np.array([(angle + d) % 180.0 for d in np.arange(-NEXT_WITHIN, NEXT_WITHIN + 1e-6, ANGLE_STEP)])
@@ -350,11 +355,8 @@ def refit_cards(now: np.ndarray, view: FlatView, poses: list[CardPose]) -> list[
         visible_f = spectra.of(visible)
         best = (-np.inf, pose.angle, int(round(px)), int(round(py)))
         for angle in np.arange(pose.angle - REFIT_TURN, pose.angle + REFIT_TURN + 1e-6, REFIT_STEP) % 180.0:
-            long_f, short_f, sides_f, _, ax, bx, _, outline_px = spectra.kernels(float(angle))
-            ea = np.abs(gx * ax[0] + gy * ax[1]) * visible
-            eb = np.abs(gx * bx[0] + gy * bx[1]) * visible
-            outline = spectra.corr((visible_f, sides_f))
-            edge = spectra.corr((spectra.of(ea), long_f), (spectra.of(eb), short_f)) / np.maximum(outline, 1.0)
+            outline_px = spectra.kernels(float(angle))[7]
+            outline, edge = _outline_edge(spectra, gx, gy, visible, visible_f, float(angle))
             score = np.where(near & (outline >= MIN_OUTLINE * outline_px), edge, -np.inf)
             y, x = np.unravel_index(int(score.argmax()), score.shape)
             if score[y, x] > best[0]:
