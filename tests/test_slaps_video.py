@@ -19,7 +19,7 @@ from engine.replay import replay_to_end
 from models.gamevideo import FPS, RenderedGame, make_script, render_game, script_from_events
 from vision.audio import impact_onsets, read_audio
 from vision.frames import probe
-from vision.slaps import SlapSeen, drop_dealing, fuse_audio, slaps_in_video
+from vision.slaps import APPROACH_APART, SlapSeen, drop_dealing, fuse_audio, slaps_in_video
 
 FRAME = 1 / FPS
 
@@ -120,9 +120,9 @@ def _referee_with(pair: RenderedGame, found: list[SlapSeen]) -> list[dict]:
 
 
 def test_two_hands_30ms_apart_timed_by_audio_and_ruled_as_the_frames_allow(pair: RenderedGame) -> None:
-    """TM-1/TM-3: both contacts get their sound's time. The sounds say when, not whose: when the frames order
-    the two hands, the first by the audio wins (SJ-3); when the frames put both in one frame, nobody can say
-    whose sound came first, and the race is an ``unresolved_tie``."""
+    """TM-1/TM-3: both contacts get their sound's time. The sounds say when, not whose: the frames show both hands
+    down in one frame, but the one whose edge was coming in ahead landed first and takes the first sound (SJ-2);
+    were they coming in alike, nobody could say whose sound came first, and the race is an ``unresolved_tie``."""
     lay = Layout.load(pair.layout)
     (t1, p1, _), (t2, p2, _) = pair.script.slaps[:2]
     assert t2 - t1 == pytest.approx(0.030, abs=1e-6)
@@ -132,10 +132,19 @@ def test_two_hands_30ms_apart_timed_by_audio_and_ruled_as_the_frames_allow(pair:
     assert all(s.source == "audio+video" for s in race)
     assert all(abs(a - b) < 0.002 for a, b in zip(sorted(s.t for s in race), [t1, t2], strict=True))
     kinds = {v["kind"]: v for v in _referee_with(pair, found)}
-    if abs(race[0].t_frame - race[1].t_frame) < 1 / FPS / 3:  # one frame for both: whose sound is whose?
-        assert "unresolved_tie" in kinds and "slap_won" not in kinds
-    else:
-        assert [s.player for s in race] == [p1, p2] and kinds["slap_won"]["player"] == p1
+    # one frame shows both down and both wrists at rest alike: whose sound is whose? B's edge was coming in well
+    # ahead of C's (approach_time: 0.6 frame) so B landed first, took the first sound and won the race
+    assert race[0].t_frame == pytest.approx(race[1].t_frame) and race[0].landed_by != race[1].landed_by
+    assert race[1].t_approach - race[0].t_approach >= APPROACH_APART * FRAME
+    assert [s.player for s in race] == [p1, p2] and kinds["slap_won"]["player"] == p1
+    # were they coming in alike, nothing would say whose sound is whose: the race is an unresolved tie
+    alike = [dataclasses.replace(s, t=s.t_video, t_err=FRAME, source="video", t_approach=race[0].t_approach)
+             for s in race]
+    fused = fuse_audio(alike, impact_onsets(*read_audio(str(pair.video))), frame_s=FRAME)
+    assert all(s.source == "audio+video" for s in fused) and min(s.t_err for s in fused) >= 0.025
+    others = [s for s in found if abs(s.t - t1) >= 0.2]
+    kinds = {v["kind"]: v for v in _referee_with(pair, others + fused)}
+    assert "unresolved_tie" in kinds and "slap_won" not in kinds
 
 
 @pytest.mark.parametrize("gap", [0.025, 0.040])
@@ -275,7 +284,8 @@ def test_of_hands_from_opposite_sides_down_in_one_frame_the_one_over_the_centre_
     """TM-1/TM-3, Snap 4p s12 at 12.46 s: D (from the right) and B (from the left) both first show down on C's pile
     in frame 374, their wrists at rest from the same frame; across a pile that cannot tell. But D's edge was over
     the pile's centre a frame sooner (12.433 s; B's at 12.467 s): D came down first (12.456 s) and takes the first
-    sound, B (12.498 s) the second, with no doubt left. Over the centre in the same frame, they keep it."""
+    sound, B (12.498 s) the second, with no doubt left. Over the centre in the same frame, D's edge still came in a
+    frame ahead of B's (:func:`vision.slaps.approach_time`); coming in alike as well, they keep the doubt."""
     from types import SimpleNamespace
 
     from vision.audio import Onset
@@ -301,9 +311,31 @@ def test_of_hands_from_opposite_sides_down_in_one_frame_the_one_over_the_centre_
         fused = fuse_audio(order, onsets, frame_s=FRAME)
         assert [(s.player, s.t) for s in fused] == [("D", 12.456), ("B", 12.498)]
         assert max(s.t_err for s in fused) < 0.001
+    # over the centre in the same frame, D's edge was still coming in a frame ahead (approach_time): D was first
+    assert b.t_approach - d.t_approach == pytest.approx(FRAME)
     fused = fuse_audio([down(b, left), dataclasses.replace(down(d, right), at_centre=b.at_centre)], onsets,
                        frame_s=FRAME)
+    assert [(s.player, s.t) for s in fused] == [("D", 12.456), ("B", 12.498)]
+    # coming in alike as well, they keep the doubt
+    fused = fuse_audio([down(b, left), dataclasses.replace(down(d, right), at_centre=b.at_centre,
+                                                           t_approach=b.t_approach)], onsets, frame_s=FRAME)
     assert all(s.t_err >= 0.04 for s in fused)
+
+
+def test_approach_time_reads_which_of_two_hands_down_in_one_frame_came_first() -> None:
+    """TM-1/TM-3, rendered Slapjack 3p s7 at 7.40 s: A's and C's hands 26 ms apart, both first seen down in frame
+    222, their wrists at rest alike. The frame before, A's edge was 11 rows short of its pile's centre and coming
+    9 rows a frame, C's 13 rows short at 6 a frame: A got there 0.8 frame sooner, and A landed first. A hand not
+    seen coming in over two frames has no such time; a slow last step counts for at most 1.5 frames."""
+    from vision.slaps import approach_time
+
+    times = [(218 + i) * FRAME for i in range(5)]
+    a = approach_time([8, 10, 17, 26, 42], times, 4, 37)
+    c = approach_time([-1, 18, 22, 28, 46], times, 4, 41)
+    assert (c - a) / FRAME == pytest.approx((13 - 4) / 6 - (11 - 4) / 9)
+    assert approach_time([-1, -1, -1, 26, 42], times, 4, 37) is None
+    assert approach_time([8, 25, 26, 26.5, 42], times, 4, 41) == pytest.approx(times[3] + 1.5 * FRAME)
+    assert approach_time([8, 20, 30, 45, 46], times, 4, 37) == pytest.approx(times[3])  # past it already
 
 
 def test_the_contact_of_a_hand_landing_among_others_is_its_last_fast_step() -> None:
