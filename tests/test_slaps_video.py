@@ -191,6 +191,24 @@ def test_a_hand_that_lays_a_card_is_not_a_slap() -> None:
     assert [x.player for x in drop_dealing(s, [(12.033, "pile:A")])] == ["C"]
 
 
+def test_a_hand_heard_hitting_a_card_just_shown_slapped_it_and_takes_the_loud_sound() -> None:
+    """TM-2, SJ-2 (rendered Slapjack 3p s6 3.35 s): C's JD tapped down at 3.349 s (a soft sound) and B's hand hit it at
+    3.409 s (a loud one), first seen down in the frame of 3.367 s. B's slap takes the loud sound, not the earlier tap,
+    and stands: anticipated (60 ms), not the hand that laid the card, which is down before its card shows and makes
+    no loud sound. Seen by the video alone it stays doubtful (dropped); a loud hand whose card showed a frame after it
+    came down laid it."""
+    from vision.audio import Onset
+
+    b = SlapSeen(101 * FRAME, "center", "B", FRAME, 101, 101 * FRAME)
+    fused = fuse_audio([b], [Onset(3.349, 14.0, 0.0005), Onset(3.409, 45.0, 0.0005)], frame_s=FRAME)
+    assert fused[0].t == 3.409 and fused[0].strength == 45.0
+    assert drop_dealing(fused, [(3.349, "center")]) == fused
+    assert drop_dealing([b], [(3.349, "center")]) == []  # (no sound: as before)
+    quiet = fuse_audio([b], [Onset(3.349, 14.0, 0.0005)], frame_s=FRAME)
+    assert quiet[0].t == 3.349 and drop_dealing(quiet, [(3.349, "center")]) == []
+    assert drop_dealing(fused, [(102 * FRAME, "center")]) == []  # its card showed a frame after: it laid it
+
+
 def test_a_slap_timed_by_the_video_alone_is_not_ordered_before_a_sound_within_a_frame(pair: RenderedGame) -> None:
     """TM-3: the video times a contact give or take a frame (a hand landing on a crowded pile is seen up to a frame
     off). Two hands a couple of ms apart make one sound, which times one of them; the other keeps its video time,

@@ -704,6 +704,44 @@ def test_a_snap_card_read_once_then_slapped_and_taken_with_its_pile_lay_there(re
     assert seen == [("5D", 0), *want]
 
 
+@pytest.mark.parametrize(("case", "want"), [
+    ("slapped", [("JD", 3)]),  # read once surely, then the slapping hand on it: the jack it slapped
+    ("read before", []),  # the hand came down before the read: not its top
+    ("read again", []),  # a face read on the pile since: a second look can say (the top read: JD was a misread)
+    ("unsure", []),  # read too unsurely to stand alone
+])
+def test_a_card_read_once_then_covered_by_a_slapping_hand_was_the_top_it_slapped(case: str, want: list) -> None:
+    """SJ-2, TM-2 (Slapjack): a jack slapped at once (anticipated) is covered by the slapping hand a look after it
+    first showed, and the pile goes away under hands before a second look (rendered Slapjack 3p s6 3.35 s: C's JD,
+    B's hand on it 60 ms later, was never a card, and B's slap was a false one). Read once surely, never confirmed,
+    with no face read on the pile since, it was the top the hand came down on; not so for a card read after the
+    contact, or read unsurely, or where the top was read again since."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, read_before_take=0.85)
+    top, new = (150.0, 140.0, 230.0, 250.0), (160.0, 150.0, 240.0, 260.0)
+    hand = ("hand", 0.8, (120.0, 120.0, 330.0, 300.0))
+    seen = []
+    for i in range(8):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[140:250, 150:230] = 200
+        if i >= 3:
+            img[150:260, 160:240] = 240
+            img[170:190, 170:190] = 20
+        d = dets(("6S", 0.9, top)) if i < 3 else dets(("JD", 0.6 if case == "unsure" else 0.9, new)) if i == 3 \
+            else dets(("6S", 0.9, top)) if i == 4 and case == "read again" else dets() if i == 4 else dets(hand)
+        if i >= 5:
+            img[120:300, 120:330] = (60, 40, 120)
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        if s:
+            seen.append((s.card, round(s.t * 30)))
+    contact = 2.5 / 30 if case == "read before" else 5.2 / 30
+    s = tr.slapped(7 / 30, contact)
+    if s:
+        seen.append((s.card, round(s.t * 30)))
+        assert tr.top == "JD"
+    assert seen == [("6S", 0), *want]
+
+
 @pytest.mark.parametrize(("gap_s", "want"), [(4.0, ["3S", "4C", "3S"]), (1.0, ["3S", "4C"])])
 def test_a_code_unseen_for_long_under_newer_cards_is_a_new_card_when_read_again(gap_s: float, want: list) -> None:
     """SP-2 (Speed): a code confirmed on a pile long ago (there, a misread: rendered Speed s238 read 4H as 3S at 9.3 s)

@@ -40,6 +40,9 @@ from vision.audio import Onset, impact_onsets, read_audio
 from vision.frames import VideoError, probe, read_video
 
 SCALE = 0.25  # the slap detector looks at a quarter-size frame
+#: an impact this loud (dB over the room's background) is a hand hitting the table; a card's tap is far softer (the
+#: rendered games: slaps 41-49 dB, taps 10-18 dB)
+SLAP_SOUND_DB = 30.0
 
 
 def channel_max(img: np.ndarray) -> np.ndarray:
@@ -628,6 +631,11 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1
 
     for k, s in enumerate(order):
         free = candidates(s)
+        # a hand hitting the table is loud, a card landing far softer: of the sounds that may be this hand's, a loud one
+        # is (rendered Slapjack 3p s6 3.35 s: C's JD tapped down 60 ms before B's hand hit it, and B's slap took the
+        # tap's time, before the jack showed)
+        loud = [i for i in free if onsets[i].strength >= SLAP_SOUND_DB]
+        free = loud or free
         pick = free[0] if free else None
         if pick is not None and s.t_frame - onsets[pick].t > 1.5 * frame_s:
             pick = next((i for i in free if abs(onsets[i].t - s.t_frame) <= frame_s), pick)
@@ -714,18 +722,27 @@ def _settled_apart(a: SlapSeen, b: SlapSeen, opposite: float = -0.7) -> bool:
     return float(np.dot(a.arm_from, b.arm_from)) > opposite
 
 
+#: a hand heard hitting the pile laid the card there only if the card showed at least this long (s) after the hand was
+#: first seen down (its card shows as it lets go; in the frame the hand came down, the card was there before it)
+HEARD_LAID_S = 0.02
+
+
 def drop_dealing(slaps: list[SlapSeen], cards: list[tuple[float, str]], before_s: float = 0.15,
                  after_s: float = 0.1, own_before_s: float = 0.35) -> list[SlapSeen]:
     """Without the hands that laid cards: a "slap" on a pile within ``before_s`` before (or ``after_s`` after) a new
-    card showed there is the hand that put it down; no one reacts to a card within 100 ms of it showing (TM-2).
-    On one's own pile (``pile:P`` by P, Snap), where the hand lays its card after a short reach, up to
-    ``own_before_s`` before; on another's, never (its owner lays its cards: that hand slapped, anticipated, TM-2).
+    card showed there is the hand that put it down. On one's own pile (``pile:P`` by P, Snap), where the hand lays
+    its card after a short reach, up to ``own_before_s`` before; on another's, never (its owner lays its cards: that
+    hand slapped, anticipated, TM-2). A hand heard hitting the pile (:data:`SLAP_SOUND_DB`) after the card showed (or
+    in the same frame, :data:`HEARD_LAID_S`) slapped it: the hand that lays a card is down before the card shows,
+    and puts it down softly (rendered Slapjack 3p s6 3.35 s: C's JD, B's hand on it 60 ms later, anticipated; the
+    dealing hands of 24 rendered Slapjack and Snap games were all down 33 ms or more before their cards showed).
     ``cards``: (time the card first showed, zone)."""
     def laid(s: SlapSeen) -> bool:
         if s.zone.startswith("pile:") and s.zone != f"pile:{s.player}":
             return False  # (a Snap pile's cards are laid by its owner: another's hand on it slapped, if too soon)
         before = own_before_s if s.zone == f"pile:{s.player}" else before_s
-        return any(z == s.zone and -after_s <= t - s.t_frame <= before for t, z in cards)
+        heard = s.source != "video" and s.strength is not None and s.strength >= SLAP_SOUND_DB
+        return any(z == s.zone and (HEARD_LAID_S if heard else -after_s) <= t - s.t_frame <= before for t, z in cards)
 
     return [s for s in slaps if not laid(s)]
 

@@ -20,6 +20,7 @@ there with no hand since are the detector missing it, and the pile is looked at 
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -533,10 +534,30 @@ class PileTracker:
         with the pile (rendered Snap 4p s11 3.18 s: B's 7S, slapped by B 64 ms later, under hands until B took the
         piles). None when there is no such card, or two (no telling which lay there), or when it may be the top misread:
         the top was read after it, or it has the top's rank at the top's place."""
+        return self._read_once(t)
+
+    def slapped(self, t: float, contact: float) -> CardSeen | None:
+        """A hand came down on this pile at ``contact`` (seen at ``t``): the one new card read surely
+        (:attr:`read_before_take`) before then, never confirmed, with no face read on the pile since, was the top it
+        slapped: the hand covered it before a second look (rendered Slapjack 3p s6 3.35 s: C's JD read once, B's hand
+        on it 60 ms later and on it until B took the pile). None when there is no such card (see
+        :meth:`_laid_and_taken`)."""
+        if not self._first_read or max(self._last_seen.values(), default=-1.0) > max(self._first_read.values()):
+            return None  # (a face read since: a second look could confirm it, or the card was not what was read)
+        seen = self._read_once(t, before=contact)
+        if seen is not None:
+            self._recent.clear()
+            self._count = 0
+        return seen
+
+    def _read_once(self, t: float, before: float = math.inf) -> CardSeen | None:
+        """The one new card read surely since the top (before ``before``), never confirmed, pushed as the new top
+        (see :meth:`_laid_and_taken`)."""
         if self.read_before_take is None or self.top is None:
             return None
         fresh = [k for k in self._first_read if k not in self.history and k in self._read_where
-                 and k not in self._misreads and self._read_conf.get(k, 0.0) >= self.read_before_take]
+                 and k not in self._misreads and self._read_conf.get(k, 0.0) >= self.read_before_take
+                 and self._first_read[k] <= before]
         if len(fresh) != 1:
             return None
         code = fresh[0]

@@ -32,7 +32,15 @@ from models.detector import Detections, zone_imgsz
 from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
-from vision.slaps import SlapDetector, SlapSeen, channel_max, drop_dealing, fuse_audio, unheard_quick
+from vision.slaps import (
+    SLAP_SOUND_DB,
+    SlapDetector,
+    SlapSeen,
+    channel_max,
+    drop_dealing,
+    fuse_audio,
+    unheard_quick,
+)
 from vision.tracking import READ_BOUND_S, CardSeen, PileTracker, RemoveSeen, shared_looks, zone_crop
 
 
@@ -109,9 +117,6 @@ ROWS_OF_CARDS = ("paijie",)
 UNBOXED_GREY = 40
 UNBOXED_SHARE = 0.3
 UNBOXED_MOST = 2  # patches read a row and look at most
-#: an impact this loud (dB over the room's background) is a hand hitting the table; a card's tap is far softer (the
-#: rendered games: slaps 41-49 dB, taps 10-18 dB)
-SLAP_SOUND_DB = 30.0
 #: a sound no slap seen has taken by this long after it (s: the slap detector's hold, its look for the sound) is
 #: looked for among the hands on the piles (:meth:`vision.slaps.SlapDetector.hand_for_sound`)
 UNSEEN_AFTER_S = 0.3
@@ -244,7 +249,7 @@ class TableWatcher:
             self._bare = image.copy()  # the table before the game: the rows bare
         if self._seek is not None:
             self._seek(t)
-        self._arrivals(self.slapper.update(index, t, image))
+        self._arrivals(self.slapper.update(index, t, image), now=t)
         self._heard_unseen(index, t)
         if self.arms is not None:
             self.arms.update(t, image, self.slapper.small)
@@ -295,6 +300,10 @@ class TableWatcher:
         tr.emptied.clear()
         landed = [*tr.also, *([seen] if seen is not None else [])]  # (cards it covered first, each on its own)
         tr.also.clear()
+        self._landed(tr, landed)
+
+    def _landed(self, tr: PileTracker, landed: list[CardSeen]) -> None:
+        """Cards confirmed on ``tr``'s pile (those it covered first, then the top): their ``card`` events."""
         together = [c for c in landed if not c.covered]
         if len(together) > 1:
             self._raced |= {(c.zone, c.card) for c in together}
@@ -666,12 +675,18 @@ class TableWatcher:
             self._used_onsets.add(i)
             frame = index - int(round((t - o.t) * self.fps))
             self._arrivals([SlapSeen(o.t, c.zone, c.player, max(o.t_err, 0.0005), frame, o.t, "audio",
-                                     o.strength)], fuse=False)
+                                     o.strength)], fuse=False, now=t)
 
-    def _arrivals(self, arrivals: list[SlapSeen], fuse: bool = True) -> None:
+    def _arrivals(self, arrivals: list[SlapSeen], fuse: bool = True, now: float | None = None) -> None:
         if fuse and arrivals and self.onsets:
             arrivals = fuse_audio(arrivals, self.onsets, used=self._used_onsets, frame_s=1 / self.fps)
         for s in arrivals:
+            # a card read once and covered by this hand before a second look was the top it slapped
+            for tr in self.trackers:
+                if tr.zone.name == s.zone and not isinstance(tr, BatchWatcher):
+                    top = tr.slapped(s.t if now is None else now, max(s.t, s.t_frame))
+                    if top is not None:
+                        self._landed(tr, [top])
             self.slapper_found.append(s)
             if self.game == "spit" and not self._a_layout_is_clear():
                 self.dealing.append(s)  # ST-5: piles are slapped only when a layout is clear; this hand played
