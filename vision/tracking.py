@@ -540,20 +540,21 @@ class PileTracker:
         """A hand came down on this pile at ``contact`` (seen at ``t``): the one new card read surely
         (:attr:`read_before_take`) before then, never confirmed, with no face read on the pile since, was the top it
         slapped: the hand covered it before a second look (rendered Slapjack 3p s6 3.35 s: C's JD read once, B's hand
-        on it 60 ms later and on it until B took the pile). None when there is no such card (see
+        on it 60 ms later and on it until B took the pile), also the first card of a pile (rendered Slapjack 2p s6
+        1.82 s: A's JD, the game's first card, slapped by B 156 ms later). None when there is no such card (see
         :meth:`_laid_and_taken`)."""
         if not self._first_read or max(self._last_seen.values(), default=-1.0) > max(self._first_read.values()):
             return None  # (a face read since: a second look could confirm it, or the card was not what was read)
-        seen = self._read_once(t, before=contact)
+        seen = self._read_once(t, before=contact, first=True)
         if seen is not None:
             self._recent.clear()
             self._count = 0
         return seen
 
-    def _read_once(self, t: float, before: float = math.inf) -> CardSeen | None:
+    def _read_once(self, t: float, before: float = math.inf, first: bool = False) -> CardSeen | None:
         """The one new card read surely since the top (before ``before``), never confirmed, pushed as the new top
-        (see :meth:`_laid_and_taken`)."""
-        if self.read_before_take is None or self.top is None:
+        (see :meth:`_laid_and_taken`); ``first``: also on a pile with no top yet (its first card)."""
+        if self.read_before_take is None or (self.top is None and not first):
             return None
         fresh = [k for k in self._first_read if k not in self.history and k in self._read_where
                  and k not in self._misreads and self._read_conf.get(k, 0.0) >= self.read_before_take
@@ -564,8 +565,8 @@ class PileTracker:
         if self._last_seen.get(self.top, -1.0) > self._first_read[code]:
             return None  # the top read again after it: it was the top misread (rendered Snap 3p s11: JS read JH)
         frame, box = self._read_where[code]
-        if code[:-1] == self.top[:-1] and self.top in self._place and _box_shift(self._place[self.top], box) \
-                <= SETTLED_SHARE:
+        if self.top is not None and code[:-1] == self.top[:-1] and self.top in self._place and _box_shift(
+                self._place[self.top], box) <= SETTLED_SHARE:
             return None  # the top's rank at its place: the top read two ways (rendered Slapjack 3p s12: JH as JC)
         conf = self._read_conf[code]
         shown = self._dated(code, box, t)
