@@ -356,6 +356,45 @@ def test_approach_time_reads_which_of_two_hands_down_in_one_frame_came_first() -
     assert approach_time([8, 20, 30, 45, 46], times, 4, 37) == pytest.approx(times[3])  # past it already
 
 
+def test_of_several_sounds_a_hand_takes_the_one_its_approach_says_and_a_hand_over_its_pile_the_one_it_settled_on(
+) -> None:
+    """TM-1, SN-3 (rendered Snap 4p s12 12.08 s): C hit C's own pile at 12.082 s and A's pile with the other hand at
+    12.113 s. The hand on A's pile, first seen down at 12.100 s and coming in as if to land at about 12.109 s, takes
+    12.113 s, not the first sound. C's hand on C's own pile had been past its centre for frames (its edge shows no
+    landing); its wrist was still moving into the frame of the 12.082 s sound and at rest two frames later: that
+    sound was its slap (``hand_for_sound``). A hand over its pile whose wrist was already still, or that settles only
+    later, is not."""
+    from types import SimpleNamespace
+
+    from vision.audio import Onset
+    from vision.slaps import APPROACH_LAG, Corridor, SlapDetector
+
+    on_a = SlapSeen(363 * FRAME, "pile:A", "C", FRAME, 363, 363 * FRAME, t_approach=12.109 - APPROACH_LAG * FRAME)
+    fused = fuse_audio([on_a], [Onset(12.082, 45.0, 0.0005), Onset(12.113, 45.0, 0.0005)], frame_s=FRAME)
+    assert fused[0].t == 12.113
+    first = fuse_audio([dataclasses.replace(on_a, t_approach=None)], [Onset(12.082, 45.0, 0.0005),
+                                                                       Onset(12.113, 45.0, 0.0005)], frame_s=FRAME)
+    assert first[0].t == 12.082  # (without the approach: the first, as before)
+
+    def corridor(player: str, wrist: list[float]) -> Corridor:
+        c = Corridor("pile:C", player, np.zeros((31, 4), np.float32), np.zeros((31, 4), np.float32), 19, 11, 8.0)
+        for k, w in enumerate(wrist):
+            c.past.append(((359 + k) * FRAME, 24.0, 31.0))
+            c.wrist.append((359 + k, (359 + k) * FRAME, w))
+        return c
+
+    own = corridor("C", [4.7, 1.2, 6.1, 5.2, 1.6, 0.6, 0.0, 0.0])  # frames 359-366: 12.033 s 6.1, 12.133 s 0.6
+    rules = SimpleNamespace(fps=FPS, still_rows=1.5, slap_zones={"pile:C"}, corridors=[own])
+    assert SlapDetector._came_to_rest_at(rules, 12.082, set()) is own
+    assert SlapDetector._came_to_rest_at(rules, 12.082, {("pile:C", "C")}) is None
+    rules.corridors = [corridor("C", [0.3, 0.2, 0.4, 0.2, 0.1, 0.0, 0.0, 0.0])]  # at rest all along
+    assert SlapDetector._came_to_rest_at(rules, 12.082, set()) is None
+    rules.corridors = [corridor("C", [4.7, 1.2, 6.1, 5.2, 6.0, 5.5, 6.2, 0.0])]  # settles 0.1 s later
+    assert SlapDetector._came_to_rest_at(rules, 12.082, set()) is None
+    rules.corridors = [own, corridor("D", [4.7, 1.2, 6.1, 5.2, 1.6, 0.6, 0.0, 0.0])]  # two alike: whose?
+    assert SlapDetector._came_to_rest_at(rules, 12.082, set()) is None
+
+
 def test_the_contact_of_a_hand_landing_among_others_is_its_last_fast_step() -> None:
     """SJ-2/TM-1: Slapjack seed 12, A's hand lands on a pile B's hand already covers: its edge comes in fast
     (14, 25, 38 rows) and then creeps (40, 41) over B's fingers. That is a slap, in contact at the fast step; a

@@ -389,9 +389,35 @@ class SlapDetector:
             if best >= self.min_step:
                 steps.append((best, c))
         steps.sort(key=lambda x: -x[0])
-        if not steps or (len(steps) > 1 and steps[1][0] >= steps[0][0] - 2):
+        if not steps:
+            return self._came_to_rest_at(t, exclude)
+        if len(steps) > 1 and steps[1][0] >= steps[0][0] - 2:
             return None
         return steps[0][1]
+
+    def _came_to_rest_at(self, t: float, exclude: set[tuple[str, str]]) -> Corridor | None:
+        """The corridor whose hand, already over its pile (it came in before: a player slapping their own pile just
+        before them, or the pile their hand has just laid a card on), was still moving into the frame of the sound
+        at ``t`` and came to rest within two frames after it: the hand whose impact it was. Its edge cannot show the
+        landing, having been past the pile's centre for frames (rendered Snap 4p s11 3.25 s: B's hand, on B's pile since
+        laying a card, hit it 39 ms before B's other hand hit C's; 4p s12 12.08 s: C's on C's, 31 ms before C's
+        other hand hit A's). None when no hand or two did so."""
+        dt = 1.0 / self.fps
+        found: list[Corridor] = []
+        for c in self.corridors:
+            if c.zone not in self.slap_zones or (c.zone, c.player) in exclude:
+                continue
+            around = [r for tt, _, r in c.past if t - 2 * dt <= tt <= t + 3 * dt]
+            if len(around) < 4 or min(around) < c.s_centre:
+                continue  # (not over the pile all the while)
+            wrist = [(tt, w) for _, tt, w in c.wrist]
+            peak = max((w for tt, w in wrist if t - 2 * dt <= tt <= t), default=0.0)
+            # (at rest, or nearly: a palm pressed down still stirs the wrist's sleeve a little)
+            still = max(2 * self.still_rows, 0.4 * peak)
+            rest = next((tt for tt, w in wrist if tt > t and w <= still), None)
+            if peak > 2 * self.still_rows and rest is not None and rest <= t + 2 * dt:
+                found.append(c)
+        return found[0] if len(found) == 1 else None
 
     def _came_again(self, c: Corridor) -> bool:
         """Whether an arrival on a zone that stayed covered was a slap: its own edge, not the reach (others' arms
@@ -536,6 +562,9 @@ class SlapDetector:
 APPROACH_SHORT_ROWS = 4.0
 #: and at most this many frames after the frame before the one that showed it down (a slow last step says little)
 APPROACH_MOST = 1.5
+#: and the contact comes about this many frames after it (the median on those 65 slaps): where several sounds may be a
+#: hand's, the one nearest then is (on 45 such slaps, 39 right, against 22 for the first of them)
+APPROACH_LAG = 0.9
 #: two hands first seen down in one frame whose :func:`approach_time` differ by this share of a frame or more are
 #: ordered by it (on 14 pairs of hands on one pile under 70 ms apart, the difference of the estimates was within
 #: 0.5 frame of the truth's except for one pair, a hand on its own near pile: +23 ms read as -15 ms)
@@ -639,6 +668,15 @@ def fuse_audio(slaps: list[SlapSeen], onsets: list[Onset], before_s: float = 0.1
         pick = free[0] if free else None
         if pick is not None and s.t_frame - onsets[pick].t > 1.5 * frame_s:
             pick = next((i for i in free if abs(onsets[i].t - s.t_frame) <= frame_s), pick)
+        # of several sounds, the one nearest to when its edge's last steps say it landed (rendered Snap 4p s12 12.08 s:
+        # C's hands on C's pile and on A's 31 ms apart; the one on A's, seen down at 12.100 s, took the first sound).
+        # Not where another hand came down on the same pile within a frame or so: which of them came first is the
+        # question there, and the rules above answer it (a hand on its own near pile comes in unlike one from across:
+        # rendered Snap 3p s12 3.56 s, A's and B's 23 ms apart, read 16 ms the other way)
+        crowded = any(o is not s and o.zone == s.zone and abs(o.t_frame - s.t_frame) <= 1.5 * frame_s for o in slaps)
+        if len(free) > 1 and s.t_approach is not None and not crowded:
+            due = s.t_approach + APPROACH_LAG * frame_s
+            pick = min(free, key=lambda i: abs(onsets[i].t - due))
         # a sound that came well after this hand was at rest, the only one left for a hand on another pile still
         # moving then, is that hand's (rendered Snap 4p s11 18.5 s: D's hand, at rest by 18.50 s, took A's 18.515
         # s sound, B's and D's 7 ms apart being one: A was left with none, and B's snap was no Snap Pot)
