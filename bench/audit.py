@@ -12,7 +12,11 @@ with the shipped detector and compares with the ground truth:
 - verdicts: whether the audit's verdicts equal those of refereeing the ground-truth log.
 
     python bench/audit.py [--game slapjack|snap|speed|spit|cheat|paijie] [--seeds 238 11 12] [--players 2 3 4]
-                          [--seconds 20] [--model M.onnx] [--perfect] [--keep DIR]
+                          [--seconds 20] [--model M.onnx] [--perfect] [--keep DIR [--reuse]]
+
+``--reuse`` audits again the games an earlier run filmed into ``--keep DIR`` (the same script: the truth file says so;
+the whole video: its length says so) instead of filming them again, which is most of a run's time: for a change to
+the audit, not to the renderer.
 
 ``--perfect`` reads the cards from the script (``models.gamevideo.TruthReader``) instead of the detector: it
 measures everything else (tracking, timing, players, counts, the referee) apart from the card reading.
@@ -34,12 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
+from engine.events import dumps  # noqa: E402
 from engine.referee import COMMON_SETTINGS  # noqa: E402
 from engine.replay import replay_to_end  # noqa: E402
 from engine.verdicts import Verdict  # noqa: E402
 from models.detector import Detector  # noqa: E402
-from models.gamevideo import FPS, TruthReader, render_game  # noqa: E402
+from models.gamevideo import FPS, RenderedGame, TruthReader, make_script, render_game  # noqa: E402
 from tablecam.audit import audit, compare_verdicts, default_model  # noqa: E402
+from vision.frames import VideoError, probe  # noqa: E402
 from vision.watcher import detector_input  # noqa: E402
 
 #: a verdict the audit says this close to one of the truth's, in the same words, is the same verdict (said alike)
@@ -79,6 +85,27 @@ def match_in_order(truth: list[tuple[float, str]], found: list[tuple[float, str]
                 pairs.append((ti[a - 1], fi[b - 1]))
                 a, b = a - 1, b - 1
     return sorted(pairs)
+
+
+def kept_render(video: Path, game: str, players: int, seed: int, seconds: float) -> RenderedGame | None:
+    """The game an earlier run filmed to ``video``, when it is this one: its truth file holds this script's lines,
+    its layout and deck are beside it and the video runs to the script's end (a run stopped mid-film leaves a short
+    one). None otherwise: it must be filmed again."""
+    sc = make_script(game, players, seed, seconds)
+    truth = video.with_name(video.stem + ".truth.jsonl")
+    layout = video.with_name(video.stem + ".layout.yaml")
+    if not (video.is_file() and truth.is_file() and layout.is_file()
+            and video.with_name(video.stem + ".deck").is_dir()):
+        return None
+    if truth.read_text(encoding="utf-8") != "".join(dumps(x.to_dict()) + "\n" for x in [sc.header, *sc.events]):
+        return None
+    try:
+        info = probe(video)
+    except VideoError:
+        return None
+    if info.duration is None or info.duration < sc.duration - 2 / FPS:
+        return None
+    return RenderedGame(video, truth, layout, sc)
 
 
 def players_right_unordered(matched: list[tuple[str, str, float, float, str]]) -> int:
@@ -188,10 +215,14 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--model", default=None)
     ap.add_argument("--keep", default=None, help="keep the videos and audits in this folder")
+    ap.add_argument("--reuse", action="store_true",
+                    help="audit again the games an earlier run filmed into --keep, instead of filming them again")
     ap.add_argument("--perfect", action="store_true", help="read the cards from the script, not the detector")
     ap.add_argument("--no-deck", action="store_true",
                     help="read faces with the card reader alone, not with the pictures of the game's deck")
     args = ap.parse_args()
+    if args.reuse and not args.keep:
+        ap.error("--reuse needs --keep DIR: the folder an earlier run filmed its games into")
     if args.players is None:
         args.players = [2] if args.game in ("speed", "spit") else [3]
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tablecam-bench-"))
@@ -208,7 +239,8 @@ def main() -> int:
     for n in args.players:
         for seed in args.seeds:
             name = f"{args.game}-{n}p-s{seed}"
-            r = render_game(root / f"{name}.mp4", args.game, n, seed, seconds=args.seconds)
+            kept = kept_render(root / f"{name}.mp4", args.game, n, seed, args.seconds) if args.reuse else None
+            r = kept or render_game(root / f"{name}.mp4", args.game, n, seed, seconds=args.seconds)
             said = r.video.with_name(r.video.stem + ".said.jsonl")
             said_arg = said if said.is_file() else None
             deck = None if args.perfect or args.no_deck else r.video.with_name(r.video.stem + ".deck")

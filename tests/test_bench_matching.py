@@ -1,4 +1,5 @@
-"""The audit bench compares the slaps it found with the rendered game's in time order (``bench/audit.py``)."""
+"""The audit bench compares the slaps it found with the rendered game's in time order, and audits again the games an
+earlier run filmed only when they are the same games (``bench/audit.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from audit import match_in_order  # noqa: E402
+from audit import kept_render, match_in_order  # noqa: E402
 
 
 def test_two_hands_ms_apart_are_compared_in_their_order() -> None:
@@ -60,3 +61,27 @@ def test_verdicts_said_alike_are_the_same_words_near_in_time_each_counted_once()
            {"t": 9.0, **snap}]
     assert said_alike(want, got) == 1
     assert said_alike(want, want) == 3 and said_alike(want, []) == 0
+
+
+def test_a_kept_game_is_reused_only_when_it_is_the_same_game_filmed_whole(tmp_path: Path) -> None:
+    """``--reuse``: the game filmed by an earlier run is audited again when its truth holds this script and its video
+    runs to the end; another length or seed, a missing deck, or a video cut short is filmed again."""
+    from models.gamevideo import render_game
+
+    video = tmp_path / "slapjack-3p-s238.mp4"
+    filmed = render_game(video, "slapjack", 3, 238, seconds=2.0)
+    kept = kept_render(video, "slapjack", 3, 238, 2.0)
+    assert kept is not None and kept.video == video and kept.script.events == filmed.script.events
+    assert kept_render(video, "slapjack", 3, 238, 3.0) is None  # another length: another script
+    assert kept_render(video, "slapjack", 3, 11, 2.0) is None
+    cut = tmp_path / "cut.mp4"
+    for suffix in (".truth.jsonl", ".layout.yaml"):
+        (tmp_path / f"cut{suffix}").write_bytes(video.with_name(video.stem + suffix).read_bytes())
+    (tmp_path / "cut.deck").mkdir()
+    render_game(tmp_path / "short.mp4", "slapjack", 3, 238, seconds=1.0)
+    cut.write_bytes((tmp_path / "short.mp4").read_bytes())  # (this script's truth beside a video half as long)
+    assert kept_render(cut, "slapjack", 3, 238, 2.0) is None
+    (tmp_path / "cut.mp4").write_bytes(video.read_bytes())
+    assert kept_render(cut, "slapjack", 3, 238, 2.0) is not None
+    (tmp_path / "cut.deck").rmdir()
+    assert kept_render(cut, "slapjack", 3, 238, 2.0) is None
