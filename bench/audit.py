@@ -38,12 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.events import dumps  # noqa: E402
 from engine.referee import COMMON_SETTINGS  # noqa: E402
 from engine.replay import replay_to_end  # noqa: E402
 from engine.verdicts import Verdict  # noqa: E402
 from models.detector import Detector  # noqa: E402
-from models.gamevideo import FPS, RenderedGame, TruthReader, make_script, render_game  # noqa: E402
+from models.gamevideo import FPS, RenderedGame, TruthReader, make_script, render_game, truth_text  # noqa: E402
 from tablecam.audit import audit, compare_verdicts, default_model  # noqa: E402
 from vision.frames import VideoError, probe  # noqa: E402
 from vision.watcher import detector_input  # noqa: E402
@@ -97,7 +96,7 @@ def kept_render(video: Path, game: str, players: int, seed: int, seconds: float)
     if not (video.is_file() and truth.is_file() and layout.is_file()
             and video.with_name(video.stem + ".deck").is_dir()):
         return None
-    if truth.read_text(encoding="utf-8") != "".join(dumps(x.to_dict()) + "\n" for x in [sc.header, *sc.events]):
+    if truth.read_text(encoding="utf-8") != truth_text(sc):
         return None
     try:
         info = probe(video)

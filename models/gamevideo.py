@@ -767,6 +767,12 @@ class RenderedGame:
     script: Script
 
 
+def truth_text(sc: Script) -> str:
+    """The ground-truth log of ``sc`` as :func:`render_game` writes it: the header, then every event, a JSON line
+    each (``bench/audit.py --reuse`` compares a kept game's with it)."""
+    return "".join(dumps(item.to_dict()) + "\n" for item in [sc.header, *sc.events])
+
+
 def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] | int = 3, seed: int = 0,
                 seconds: float | None = 30.0, faces: str | FaceSet = "builtin", audio: bool = True,
                 progress: bool = False, script: Script | None = None) -> RenderedGame:
@@ -780,8 +786,7 @@ def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] 
     said = out.with_name(out.stem + ".said.jsonl")
     layout_path = out.with_name(out.stem + ".layout.yaml")
     with open(truth, "w", encoding="utf-8", newline="\n") as log:
-        for item in [sc.header, *sc.events]:
-            log.write(dumps(item.to_dict()) + "\n")
+        log.write(truth_text(sc))
     heard = [e for e in sc.events if e.type in HEARD_TYPES]
     said.unlink(missing_ok=True)  # a file from another game rendered here before
     if heard:  # what the players said (or a scorer typed): the audit takes it with said=

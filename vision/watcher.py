@@ -683,7 +683,7 @@ class TableWatcher:
         for s in arrivals:
             # a card read once and covered by this hand before a second look was the top it slapped
             for tr in self.trackers:
-                if tr.zone.name == s.zone and not isinstance(tr, BatchWatcher):
+                if tr.zone.name == s.zone and isinstance(tr, PileTracker):
                     top = tr.slapped(s.t if now is None else now, max(s.t, s.t_frame))
                     if top is not None:
                         self._landed(tr, [top])
