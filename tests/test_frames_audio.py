@@ -242,6 +242,20 @@ def test_two_close_impacts_ordered() -> None:
         assert abs(onsets[0].t - 10.4) < 0.002 and abs(onsets[1].t - 10.4 - gap) < 0.002
 
 
+def test_two_hands_a_few_ms_apart_are_two_onsets_a_rattle_is_not() -> None:
+    """TM-1: two hands 10-15 ms apart (inside the tie window, but both slapped: rendered Snap 3p s11 1.40 s, A's
+    second hand 9 ms after another) are two impacts, each timed; the ringing of one loud impact, and a weaker
+    rattle of the cards a few ms into it, are not a second one."""
+    for gap in (0.010, 0.012, 0.015):
+        x = soundtrack(1.0, [0.4, 0.4 + gap], amps=[0.5, 0.5])
+        onsets = impact_onsets(x, RATE, 0.0)
+        assert len(onsets) == 2, (gap, onsets)
+        assert abs(onsets[0].t - 0.4) < 0.002 and abs(onsets[1].t - 0.4 - gap) < 0.002
+    for echo in (0.002, 0.004, 0.008):
+        x = soundtrack(1.0, [0.4, 0.4 + echo], amps=[0.6, 0.06])
+        assert len(impact_onsets(x, RATE, 0.0)) == 1, echo
+
+
 def test_quiet_gives_no_onsets(tmp_path: Path) -> None:
     assert impact_onsets(soundtrack(3.0, []), RATE) == []
     assert impact_onsets(np.zeros(RATE, np.float32), RATE) == []
