@@ -477,6 +477,27 @@ def test_a_speed_card_read_once_surely_stands_against_a_weaker_second_reading(se
     assert tr.stack == want
 
 
+@pytest.mark.parametrize(("reads", "under", "want"), [
+    ((0.70, 0.61, 0.61), False, ["3C", "4S", "5H"]),  # read alike three times at one place, unsurely: it lay there
+    ((0.70, 0.61), False, ["3C", "5H"]),  # twice only: no evidence
+    ((0.61, 0.61, 0.61), False, ["3C", "5H"]),  # never surely (a neighbour in rank, half under the hand)
+    ((0.70, 0.50, 0.61), False, ["3C", "5H"]),  # once too unsurely between
+    ((0.70, 0.61, 0.61), True, ["3C", "5H"]),  # a strip peeking out from under a card read surely (s12: 4H as 6H)
+])
+def test_a_speed_card_read_alike_three_times_though_unsurely_lay_there(reads: tuple[float, ...], under: bool,
+                                                                       want: list[str]) -> None:
+    """SP-2 (Speed): reads below ``min_conf`` are no evidence (a card half under the hand that lays it reads as its
+    neighbour in rank), unless the same code is read at one place in three looks in a row (rendered Speed s238
+    12.25 s: 4S read 0.70, 0.61, 0.61 on the left pile, then covered by 5H; "Illegal: five on three" followed)."""
+    c3, f5 = ("3C", 0.9, (160.0, 150.0, 240.0, 260.0)), ("5H", 0.9, (176.0, 166.0, 256.0, 276.0))
+    box = (168.0, 158.0, 248.0, 268.0)
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.75, min_conf=0.65)
+    s4 = [("4S", r, box) for r in reads]
+    over = (c3,) if under else (SPEED_BACK,)
+    _feed_looks(tr, [((c3,), (c3,))] * 4 + [((c3, s), (s, *over)) for s in s4] + [((c3, s4[-1], f5), (f5,))] * 4)
+    assert tr.stack == want
+
+
 @pytest.mark.parametrize(("top_again", "want"), [(True, ["QS", "KH"]), (False, ["QS", "JS", "KH"])])
 def test_a_code_read_once_between_reads_of_the_top_at_its_place_is_the_top_misread(top_again: bool,
                                                                                    want: list[str]) -> None:

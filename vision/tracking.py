@@ -54,6 +54,13 @@ LOST_LOOKS = 4
 #: a card read in two looks in a row with its box within this share of its size (each edge) lay on the pile then
 #: (:attr:`PileTracker.carried` is stricter: it must say whether a card is still *now*, to date it)
 SETTLED_SHARE = 0.15
+#: a card read less surely than ``min_conf`` but at least this surely, as the same code at one place
+#: (:data:`SETTLED_SHARE`) in :data:`STEADY_LOOKS` looks in a row, one of them surely, is evidence all the same: a
+#: misread of a card half under the hand that lays it changes as the hand moves away; a card read alike three
+#: times lies there (rendered Speed s238 12.25 s: 4S laid on the left pile read 0.70, 0.61, 0.61 before the next
+#: card covered it)
+STEADY_CONF = 0.55
+STEADY_LOOKS = 3
 #: a new card's box within this share of the top's (each edge), though not the very same box, is the top read again
 #: (:attr:`PileTracker.races` piles): rendered Speed and Spit (seeds 238 11 12) put cards laid on a centre pile 0.04
 #: or more off the one under them; the two re-reads of a top as another code lay 0.005-0.009 off it
@@ -239,6 +246,7 @@ class PileTracker:
     lay_once: float | None = None
     _last_box: dict = field(default_factory=dict)  # new card -> its boxes in the last look that read it
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
+    _steady: dict = field(default_factory=dict)  # code read below min_conf -> (looks in a row at one place, box)
     #                                                (or once, surely: ``lay_once``; those in ``_once``)
     _once: set = field(default_factory=set)
     _box_at: dict = field(default_factory=dict)  # confirmed card -> its box in the look that confirmed it
@@ -342,6 +350,7 @@ class PileTracker:
         # only faces read surely enough are evidence; one read too unsurely (a reader that cannot say which card:
         # under a hand's shadow, half covered) still shows that the pile is there
         inside = [(c, n, b) for c, n, b in on_pile if c >= self.min_conf]
+        inside += self._steady_reads(on_pile)
         hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
         (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
         # a card back over the pile is a card on its way there (turned as it is played) or lying on it: not a pile
@@ -518,6 +527,31 @@ class PileTracker:
             return None
         self.also += out[:-1]
         return out[-1]
+
+    def _steady_reads(self, on_pile: list[tuple[float, str, Any]]) -> list[tuple[float, str, Any]]:
+        """Reads below ``min_conf`` (from :data:`STEADY_CONF`) of a code read at the same place in the last
+        :data:`STEADY_LOOKS` looks, one of them surely: evidence all the same (only where ``min_conf`` is above
+        :data:`STEADY_CONF`)."""
+        if self.min_conf <= STEADY_CONF:
+            return []
+        steady: dict = {}
+        out = []
+        for c, n, b in sorted(on_pile, key=lambda x: -x[0]):
+            if c < STEADY_CONF or n in steady:
+                continue
+            runs, last, sure = self._steady.get(n, (0, None, 0.0))
+            if last is None or _box_shift(b, last) > SETTLED_SHARE:
+                runs, sure = 0, 0.0
+            runs, sure = runs + 1, max(sure, c)
+            steady[n] = (runs, b, sure)
+            # (read surely once in the run: a code never read surely is a misread however often, rendered s11's 7C
+            # read 6C at 0.59 as it landed; nor a strip of a card peeking out from under a surer one, s12's 4H edge
+            # under 5C read 6H at 0.58 three times)
+            if c < self.min_conf and runs >= STEADY_LOOKS and sure >= self.min_conf and not any(
+                    c2 > c and n2 != n and _overlap(b, b2) for c2, n2, b2 in on_pile):
+                out.append((c, n, b))
+        self._steady = steady
+        return out
 
     def _part_of_top(self, conf: float, box: Any, inside: list[tuple[float, str, Any]]) -> bool:
         """Whether a read (``conf``, ``box``) is of part of the top card: its box lies inside a box of the top read in
