@@ -246,9 +246,9 @@ class PileTracker:
     lay_once: float | None = None
     _last_box: dict = field(default_factory=dict)  # new card -> its boxes in the last look that read it
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
-    _steady: dict = field(default_factory=dict)  # code read below min_conf -> (looks in a row at one place, box)
     #                                                (or once, surely: ``lay_once``; those in ``_once``)
     _once: set = field(default_factory=set)
+    _steady: dict = field(default_factory=dict)  # code read -> (looks in a row at one place, its box, surest read)
     _box_at: dict = field(default_factory=dict)  # confirmed card -> its box in the look that confirmed it
     #: something moving over the zone is a hand, boxed or not: a pale sleeve on a grey cloth goes unboxed (Snap,
     #: Slapjack: a pile is not seen empty under it)
