@@ -111,6 +111,11 @@ class FlatView:
                                    borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
+def card_corners(centre: tuple[float, float], angle: float) -> np.ndarray:
+    """The four corners (table mm) of a card lying at ``centre`` (mm) turned ``angle`` degrees."""
+    return _quad(centre, angle, CARD_MM[0] / 2, CARD_MM[1] / 2)
+
+
 def _axes(angle: float) -> tuple[np.ndarray, np.ndarray]:
     """The unit vectors along a card's width and height when it is turned ``angle`` degrees (flat px)."""
     a = math.radians(angle)
