@@ -375,3 +375,30 @@ def test_a_batch_whose_backs_the_detector_does_not_box_is_counted_from_its_outli
                     (y0 + y1) / 2 - to_image(np.array([[20.0, 5.0]]))[0, 1]) < 8.0
     assert 90 < x1 - x0 < 130 and 95 < y1 - y0 < 125
     assert film(frame, 16, 8) == []
+
+
+def test_a_card_turned_up_that_the_detector_boxes_three_ways_is_one_card() -> None:
+    """CH-4: where the batch turned up cannot be read card by card (no deck's pictures), the detector's names are
+    the reveal, each once: a deck holds each card once (rendered Cheat 4p s5: KS boxed three ways was a reveal of
+    KS KS KS, refused, and the false claim never called)."""
+    from calibration.layout import Zone
+    from models.detector import Detections
+    from vision.batches import BatchWatcher
+
+    _, _, frame, _, crop, _ = squared_pile(5, True)
+    zone = Zone("center", to_image(np.array([[-60.0, -70.0], [60.0, -70.0], [60.0, 70.0], [-60.0, 70.0]])))
+    w = BatchWatcher(zone, crop, confirm=2, every=1, image_to_mm=TO_MM)
+    middle = to_image(np.array([[0.0, 0.0]]))[0]
+    card = np.array([middle[0] - 32, middle[1] - 44, middle[0] + 32, middle[1] + 44], np.float32)
+
+    def boxed(*names: str) -> Detections:
+        n = len(names)
+        return Detections(np.stack([card + k for k in range(n)]), np.full(n, 0.8, np.float32), np.zeros(n, np.int64),
+                          np.array(names))
+
+    seen = []
+    for i in range(12):
+        w.remember(i, i / 30, frame)
+        seen.append(w.look(i, i / 30, boxed("back") if i < 6 else boxed("KS", "KS", "KS")))
+    reveals = [s for s in seen if s is not None and s.kind == "reveal"]
+    assert [(r.cards, r.count) for r in reveals] == [(("KS",), 1)]

@@ -132,7 +132,9 @@ class BatchWatcher(PileTracker):
         if faces and names != self.known_faces:
             new_faces = [(n, b) for n, b in faces if n not in self.known_faces]
             box = _union([b for _, b in new_faces or faces])
-            cards = self._read_turned() or names
+            # (the detector's names, where the batch cannot be read card by card, each once: a deck holds each card
+            # once, and the detector boxes one card two or three ways; rendered Cheat 4p s5: KS turned up, KS KS KS)
+            cards = self._read_turned() or tuple(sorted(set(names)))
             out = BatchSeen(self._since(box, t), self.zone.name, "reveal", len(cards), cards, index, box)
         elif not faces:
             new: list[tuple] = []
