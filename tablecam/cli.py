@@ -465,6 +465,7 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     from pathlib import Path
 
     from tablecam.audit import AuditError, audit
+    from tablecam.report import tally_line
     from vision.frames import VideoError
 
     layout, _, game, players = _table(cfg, video)
@@ -483,9 +484,7 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     if deck is not None:
         print(f"faces read against the pictures of the deck in {deck}")
     s = r.summary
-    won = sum(1 for x in s.slaps if x.verdict == "slap_won")
-    print(f"{len(s.cards)} cards, {len(s.slaps)} slaps ({won} won), {len(s.verdicts)} verdicts in {s.duration:.1f} s "
-          f"of video; audited at {s.duration / r.seconds:.2f}x real time")
+    print(f"{tally_line(s)} in {s.duration:.1f} s of video; audited at {s.duration / r.seconds:.2f}x real time")
     if r.stopped:
         print(f"warning: {r.stopped}", file=sys.stderr)
     print(f"report: {r.out / 'report.html'}\nlog: {r.log}\nslaps: {r.out / 'slaps.csv'}")

@@ -39,6 +39,15 @@ VERDICT_LABELS: dict[str, str] = {
     "slap_won": "won", "lost_race": "lost race", "false_slap": "false slap", "unresolved_tie": "unresolved tie",
     "anticipated": "anticipated", "late": "late (ignored)",
 }
+#: the verdicts of a slap (drawn from the slaps themselves); every other verdict with a player is a play, drawn as a
+#: square in that player's row
+SLAP_KINDS = frozenset({"slap_won", "false_slap", "snap", "snap_pot", "pot_won", "false_snap", "missed_snap",
+                        "anticipated"})
+#: square colour per play verdict; the legend lists those a timeline shows, in this order
+PLAY_COLOURS: dict[str, str] = {
+    "legal_play": "#7cc496", "illegal_play": "#d64545", "count_mismatch": "#e08e0b", "challenge_true": "#3b7dd8",
+    "challenge_false": "#b83280", "late_challenge": "#9aa1a9", "draw_penalty": "#e08e0b", "win": "#1f9d55",
+}
 OTHER_COLOUR = "#555b63"
 ANTICIPATED_COLOUR = "#8e44ad"
 
@@ -290,8 +299,10 @@ def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: floa
     triggers = {(s.trigger_card, round(s.trigger_t, 6)) for s in summary.slaps
                 if s.trigger_card is not None and s.trigger_t is not None}
     cards = [c for c in summary.cards if inside(c[0])]
-    labels = _place_card_labels([(x(t), card, (card, round(t, 6)) in triggers or _is_jack(card))
-                                 for t, _, card in cards])
+    marks = [m for m in _table_marks(summary) if inside(m[0])]
+    jacks = summary.game == "slapjack"  # (the cards slapped there; elsewhere a jack is a card like any)
+    labels = _place_card_labels([(x(t), card, (card, round(t, 6)) in triggers or (jacks and _is_jack(card)))
+                                 for t, _, card in cards] + [(x(t), text, False) for t, _, text in marks])
     n_lanes = max((lane for *_, lane in labels if lane is not None), default=-1) + 1
     lanes_top = 6
     tick_top = lanes_top + n_lanes * _TL_LANE_H + (2 if n_lanes else 0)
@@ -325,9 +336,10 @@ def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: floa
     p.append(f'<line x1="{_TL_LEFT}" y1="{tick_top + 10}" x2="{_TL_LEFT + plot_w}" y2="{tick_top + 10}" '
              f'stroke="#c9ced5"/>')
     guides, ticks, texts = [], [], []
-    for (t, zone, card), (xc, lo, w, anchor, tx, lane) in zip(cards, labels, strict=True):
-        trig = (card, round(t, 6)) in triggers
-        hi = trig or _is_jack(card)
+    for k, ((t, zone, card), (xc, lo, w, anchor, tx, lane)) in enumerate(zip([*cards, *marks], labels, strict=True)):
+        mark = k >= len(cards)  # (a batch, a reveal, a card taken back: its label in grey)
+        trig = not mark and (card, round(t, 6)) in triggers
+        hi = not mark and (trig or (jacks and _is_jack(card)))
         title = _e(f"{card} on {zone} at {t:.3f} s" + (" (triggered a slap)" if trig else ""))
         if trig:
             guides.append(f'<line x1="{xc:.1f}" y1="{tick_top}" x2="{xc:.1f}" y2="{rows_bottom}" '
@@ -342,7 +354,7 @@ def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: floa
             texts.append(f'<rect x="{lo + 1:.1f}" y="{ty - 10}" width="{w - 2:.1f}" height="12" rx="3" '
                          f'fill="#fff3cd" stroke="#f0a500" stroke-width="0.8"/>')
         texts.append(f'<text x="{tx:.1f}" y="{ty}" text-anchor="{anchor}" class="card{" hi" if hi else ""}" '
-                     f'fill="{_card_colour(card)}"><title>{title}</title>{_e(card)}</text>')
+                     f'fill="{OTHER_COLOUR if mark else _card_colour(card)}"><title>{title}</title>{_e(card)}</text>')
     p += guides + ticks + texts
     # slaps: reaction span from the trigger card, then the marker
     for s in sorted(summary.slaps, key=lambda s: s.t):
@@ -359,14 +371,48 @@ def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: floa
         else:
             p.append(f'<circle cx="{xs:.1f}" cy="{y:.1f}" r="6.5" fill="{col}" stroke="#fff" stroke-width="1.5">'
                      f"<title>{_e(title)}</title></circle>")
+    # plays: the referee's verdict on each, a square in the row of the player it names
+    for v in _plays(summary):
+        if not inside(v["t"]) or v["player"] not in players:
+            continue
+        y = rows_top + players.index(v["player"]) * _TL_ROW + _TL_ROW / 2
+        title = f"{v['t']:.3f} s: {v.get('say') or v['kind'].replace('_', ' ')}"
+        p.append(f'<rect x="{x(v["t"]) - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" rx="2" '
+                 f'fill="{PLAY_COLOURS.get(v["kind"], OTHER_COLOUR)}" stroke="#fff" stroke-width="1">'
+                 f"<title>{_e(title)}</title></rect>")
     p.append("</svg>")
     return "".join(p)
 
 
+def _table_marks(summary: AuditSummary) -> list[tuple[float, str, str]]:
+    """(t, zone, label) of what the timeline shows beside the cards: each batch laid face down ("2 down"), each
+    batch turned up ("up 9S 6H") and each card taken back ("back 10D")."""
+    out = []
+    for o in summary.observations:
+        kind, t = o.get("type"), o.get("t")
+        if not isinstance(t, int | float):
+            continue
+        if kind == "facedown":
+            out.append((float(t), str(o.get("zone", "")), f"{o.get('count')} down"))
+        elif kind == "reveal":
+            out.append((float(t), str(o.get("zone", "")), "up " + " ".join(o.get("cards") or ())))
+        elif kind == "remove":
+            out.append((float(t), str(o.get("zone", "")), f"back {o.get('card')}"))
+    return out
+
+
+def _plays(summary: AuditSummary) -> list[dict]:
+    """The verdicts on plays (not on slaps: those are drawn from the slaps) that name a player."""
+    return [v for v in summary.verdicts if v.get("player") and v.get("kind") not in SLAP_KINDS
+            and isinstance(v.get("t"), int | float)]
+
+
 def _timeline(summary: AuditSummary, players: list[str]) -> str:
-    end = max([summary.duration, *(c[0] for c in summary.cards), *(s.t for s in summary.slaps), 0.0])
-    if not summary.cards and not summary.slaps:
-        return '<p class="empty">No cards and no slaps were seen: nothing to draw.</p>'
+    marks, plays = _table_marks(summary), _plays(summary)
+    end = max([summary.duration, *(c[0] for c in summary.cards), *(s.t for s in summary.slaps),
+               *(m[0] for m in marks), *(v["t"] for v in plays), 0.0])
+    if not summary.cards and not summary.slaps and not marks and not plays:
+        return '<p class="empty">Nothing was seen on the table and no verdict named a player: nothing to draw.</p>'
     end = max(end, 1.0)
     n = max(1, math.ceil(end / STRIP_S - 1e-9))
     strip = end
@@ -379,15 +425,30 @@ def _timeline(summary: AuditSummary, players: list[str]) -> str:
     for k in range(n):
         t0, t1 = k * strip, min((k + 1) * strip, end)
         parts.append(f'<div class="strip">{_timeline_svg(summary, players, t0, t1, strip, step, k == n - 1)}</div>')
-    return "".join(parts) + _legend()
+    return "".join(parts) + _legend(summary, {v["kind"] for v in plays}, {text.split(" ")[0] for *_, text in marks})
 
 
-def _legend() -> str:
-    items = [f'<span><i class="dot" style="background:{c}"></i>{_e(VERDICT_LABELS[k])}</span>'
-             for k, c in VERDICT_COLOURS.items()]
-    items.append('<span><i class="diamond" style="background:#8a9099"></i>contact before a human could react</span>')
-    items.append('<span><i class="cardhi"></i>jack / card that triggered a slap</span>')
-    items.append('<span><i class="span"></i>card → contact (reaction)</span>')
+#: what a grey label on the timeline says, by its first word (:func:`_table_marks`)
+MARK_MEANINGS = {"down": "“2 down”: a batch of two laid face down", "up": "“up 9S”: a batch turned up",
+                 "back": "“back 10D”: a card taken back"}
+
+
+def _legend(summary: AuditSummary, play_kinds: set[str], marks: set[str]) -> str:
+    """The slap markers' meanings in a game with slaps, and those of the play squares and table marks drawn."""
+    items = []
+    if summary.slaps or summary.game in SLAP_GAMES:
+        items += [f'<span><i class="dot" style="background:{c}"></i>{_e(VERDICT_LABELS[k])}</span>'
+                  for k, c in VERDICT_COLOURS.items()]
+        items.append('<span><i class="diamond" style="background:#8a9099"></i>contact before a human could react'
+                     '</span>')
+        items.append('<span><i class="cardhi"></i>jack / card that triggered a slap</span>')
+        items.append('<span><i class="span"></i>card → contact (reaction)</span>')
+    shown = [k for k in PLAY_COLOURS if k in play_kinds] + sorted(play_kinds - set(PLAY_COLOURS))
+    items += [f'<span><i class="sq" style="background:{PLAY_COLOURS.get(k, OTHER_COLOUR)}"></i>'
+              f'{_e(k.replace("_", " "))}</span>' for k in shown]
+    marks = {"down" if m[:1].isdigit() else m for m in marks}
+    items += [f'<span><i class="bar" style="background:{OTHER_COLOUR}"></i>{_e(MARK_MEANINGS[m])}</span>'
+              for m in MARK_MEANINGS if m in marks]
     return f'<div class="legend">{"".join(items)}</div>'
 
 
@@ -488,10 +549,8 @@ def _figures(summary: AuditSummary, players: list[str]) -> str:
         rows.append((name, len(mine), sum(s.verdict == "slap_won" for s in mine),
                      sum(s.verdict == "false_slap" for s in mine), sum(s.anticipated for s in mine), med))
     all_med = _median([s.reaction_ms for s in slaps if s.reaction_ms is not None])
-    jacks = sum(_is_jack(c[2]) for c in summary.cards)
-    head = (f'<div class="kpis"><div><b>{len(summary.cards)}</b>cards</div><div><b>{jacks}</b>jacks</div>'
-            f"<div><b>{len(slaps)}</b>slaps</div><div><b>{len(summary.verdicts)}</b>verdicts</div>"
-            f"<div><b>{len(disputed(slaps))}</b>disputed</div></div>")
+    head = '<div class="kpis">' + "".join(f"<div><b>{n}</b>{label}</div>" for n, label in _tallies(summary)) + \
+        "</div>"
     body = "".join(f"<tr><td>{_e(n)}</td><td>{k}</td><td>{w}</td><td>{f}</td><td>{a}</td>"
                    f"<td>{'–' if m is None else f'{m:.0f} ms'}</td></tr>" for n, k, w, f, a, m in rows)
     foot = (f"<tr><td>all</td><td>{len(slaps)}</td><td>{sum(r[2] for r in rows)}</td><td>{sum(r[3] for r in rows)}"
@@ -506,15 +565,40 @@ def _figures(summary: AuditSummary, players: list[str]) -> str:
 SLAP_GAMES = ("slapjack", "snap", "spit")
 
 
+#: what the figures of a game without slap figures count: observation type -> its label
+SEEN_LABELS = {"card": "cards", "facedown": "batches", "reveal": "reveals", "remove": "taken back"}
+SAID_TYPES = ("call", "claim", "stuck", "draw", "turn")
+ONE = {"cards": "card", "jacks": "jack", "slaps": "slap", "verdicts": "verdict", "batches": "batch",
+       "reveals": "reveal"}  # (a figure of one)
+
+
+def _tallies(summary: AuditSummary) -> list[tuple[int, str]]:
+    """The figures at the head of the report, (count, label): cards, slaps and verdicts in Slapjack and Snap; in the
+    other games what was seen (cards, batches, reveals, cards taken back: those seen at all), what was said, and
+    the verdicts."""
+    if summary.game in ("slapjack", "snap"):
+        out = [(len(summary.cards), "cards"), (sum(_is_jack(c[2]) for c in summary.cards), "jacks"),
+               (len(summary.slaps), "slaps"), (len(summary.verdicts), "verdicts"),
+               (len(disputed(summary.slaps)), "disputed")]
+    else:
+        obs = summary.observations
+        seen = [(sum(1 for o in obs if o.get("type") == t), label) for t, label in SEEN_LABELS.items()]
+        out = [(n, label) for n, label in seen if n] + [
+            (sum(1 for o in obs if o.get("type") in SAID_TYPES), "said"), (len(summary.verdicts), "verdicts")]
+    return [(n, ONE.get(label, label) if n == 1 else label) for n, label in out]
+
+
+def tally_line(summary: AuditSummary) -> str:
+    """The report's head figures as one line ("13 batches, 3 reveals, 3 said, 4 verdicts"), for the command line."""
+    return ", ".join(f"{n} {label}" for n, label in _tallies(summary))
+
+
 def _play_figures(summary: AuditSummary, players: list[str]) -> str:
     """Speed, Spit, Cheat, Pai Jie: what each player did (cards laid, batches) and what the referee ruled."""
     obs = summary.observations
     kinds = sorted({str(v.get("kind")) for v in summary.verdicts if v.get("player")})[:7]
-    seen = {t: sum(1 for o in obs if o.get("type") == t) for t in ("card", "facedown", "reveal", "remove")}
-    said = sum(1 for o in obs if o.get("type") in ("call", "claim", "stuck", "draw", "turn"))
-    labels = {"card": "cards", "facedown": "batches", "reveal": "reveals", "remove": "taken back"}
-    head = '<div class="kpis">' + "".join(f"<div><b>{n}</b>{labels[t]}</div>" for t, n in seen.items() if n) + \
-        f"<div><b>{said}</b>said</div><div><b>{len(summary.verdicts)}</b>verdicts</div></div>"
+    head = '<div class="kpis">' + "".join(f"<div><b>{n}</b>{label}</div>" for n, label in _tallies(summary)) + \
+        "</div>"
     rows = []
     for name in players:
         laid = sum(1 for o in obs if o.get("player") == name and o.get("type") in ("card", "facedown", "claim"))
@@ -706,6 +790,7 @@ svg .median{font-size:13px;font-weight:600;fill:#1f2328}
 .legend i.cardhi{background:#fff3cd;border:1px solid #f0a500;border-radius:3px}
 .legend i.span{height:3px;background:#1f9d55;opacity:.5;width:18px}
 .legend i.bar{width:3px;height:16px;background:#22262b}
+.legend i.sq{border-radius:2px}
 .legend i.box{background:#dfe7f3;border:1px solid #9fb3cf;border-radius:2px}
 .note,.empty{color:var(--muted);font-size:14px;margin:8px 0 0}
 .empty{font-style:italic}

@@ -237,12 +237,52 @@ def test_a_game_without_slaps_shows_what_was_seen_and_said_not_slaps() -> None:
                  "cards": 2, "say": "Cheat! Not two aces. Ann picks up 2 cards"}]
     s = AuditSummary(video="cheat.mp4", game="cheat", players=["Ann", "Ben"], width=640, height=480, fps=30.0,
                      frames=90, duration=3.0, cards=[], verdicts=verdicts, slaps=[], observations=obs)
-    p = parse(render_report(s))
-    body = " ".join(p.text)
+    text = render_report(s)
+    body = " ".join(parse(text).text)
     assert "Everything seen and said (4)" in body and "2 face down" in body and "AH 9C" in body
     assert "2 × A" in body and "doubt" in body and "Cheat! Not two aces" in body
-    assert "batches" in body and "reveals" in body
+    assert "<b>1</b>batch<" in text and "<b>1</b>reveal<" in text and "<b>2</b>said<" in text
     assert "Disputed slaps" not in body and "Reaction times" not in body
+
+
+def test_a_game_without_cards_or_slaps_draws_its_batches_reveals_and_rulings_on_the_timeline() -> None:
+    """Cheat (CH-2, CH-4): no card is seen face up but in a reveal, and nobody slaps: the timeline shows each batch
+    laid and turned up (grey labels) and each ruling that names a player (a square in that player's row, its
+    sentence on hover), not "nothing to draw"; the legend says what the squares and labels are. The command line's
+    figures are the report's."""
+    from tablecam.report import tally_line
+
+    obs = [{"t": 1.2, "type": "facedown", "zone": "center", "count": 2, "evidence": {"frame": 36}},
+           {"t": 1.4, "type": "claim", "player": "Ann", "count": 3, "rank": "A"},
+           {"t": 2.0, "type": "call", "player": "Ben", "word": "doubt"},
+           {"t": 2.5, "type": "reveal", "zone": "center", "cards": ["AH", "9C"], "evidence": {"frame": 75}}]
+    verdicts = [{"t": 1.4, "type": "verdict", "kind": "count_mismatch", "rule": "CH-2", "player": "Ann",
+                 "say": "Count mismatch: Ann claimed three but placed two"},
+                {"t": 2.5, "type": "verdict", "kind": "challenge_false", "rule": "CH-4", "player": "Ann",
+                 "cards": 2, "say": "Cheat! Not three aces. Ann picks up 2 cards"}]
+    s = AuditSummary(video="cheat.mp4", game="cheat", players=["Ann", "Ben"], width=640, height=480, fps=30.0,
+                     frames=90, duration=3.0, cards=[], verdicts=verdicts, slaps=[], observations=obs)
+    text = render_report(s)
+    p = parse(text)
+    timeline = text[text.index('id="timeline"'):text.index('id="verdicts"')]
+    assert "nothing to draw" not in timeline and p.tags.get("svg") == 1
+    assert ">2 down<" in timeline and ">up AH 9C<" in timeline
+    assert timeline.count("<rect x=") - timeline.count('<rect x="128"') == 2  # (the two rulings; row bands at 128)
+    assert "1.400 s: Count mismatch: Ann claimed three but placed two" in timeline
+    assert "count mismatch" in timeline and "challenge false" in timeline and "a batch turned up" in timeline
+    assert "won" not in timeline  # (no slap legend in a game without slaps)
+    assert tally_line(s) == "1 batch, 1 reveal, 2 said, 2 verdicts"
+
+
+def test_a_jack_is_highlighted_on_the_timeline_of_slapjack_only() -> None:
+    """A jack is the card slapped in Slapjack (SJ-1); in Speed it is a card like any, not highlighted."""
+    def timeline(game: str) -> str:
+        s = AuditSummary(video="g.mp4", game=game, players=["Ann"], width=640, height=480, fps=25.0, frames=250,
+                         duration=10.0, cards=[(1.0, "center", "JS"), (2.0, "center", "10D")], verdicts=[],
+                         slaps=[])
+        return render_report(s)
+
+    assert 'class="card hi"' in timeline("slapjack") and 'class="card hi"' not in timeline("speed")
 
 
 def test_cards_but_no_slaps_draw_a_timeline(tmp_path: Path) -> None:
