@@ -19,7 +19,7 @@ from models.gamevideo import FILMABLE, TruthReader, make_script, script_from_eve
 from tablecam.audit import AuditError, read_said
 from vision.audio import Onset
 from vision.batches import BatchWatcher
-from vision.tracking import CardSeen, PileTracker, RemoveSeen
+from vision.tracking import STILL_FRAMES, CardSeen, PileTracker, RemoveSeen
 from vision.watcher import COLUMN_RETRY, UNBOXED_MOST, TableWatcher
 
 ZONE = Zone("left", np.array([[100.0, 100.0], [300.0, 100.0], [300.0, 300.0], [100.0, 300.0]]))
@@ -812,13 +812,27 @@ def _hearts_row(sc: Any) -> tuple[float, float, float, tuple, tuple]:
     return x0, y0, y1, (x0 + 40, y0 + 5, x0 + 115, y1 - 5), (x0 + 300, y0 + 5, x0 + 375, y1 - 5)
 
 
+def _show(w: TableWatcher, image: np.ndarray, start: int) -> int:
+    """``image`` fed to the watcher from frame ``start`` on until a look at it after it has lain still a few frames
+    (nothing is read where something moves; a still table is looked at again every ``retry`` frames), whose boxes
+    ``w.boxes`` keeps; returns the next frame's index."""
+    boxes, i = [], start
+    while i < start + STILL_FRAMES + 1 or not w.boxes:
+        w.feed(i, i / 30, image)
+        boxes, i = w.boxes or boxes, i + 1
+        assert i < start + 40
+    w.boxes = boxes
+    return i
+
+
 def _lay_on_bare_rows(w: TableWatcher, bare: np.ndarray, cards: tuple) -> np.ndarray:
-    """The watcher shown the bare table, then the table with white ``cards`` (frame pixels) laid on it: returned."""
+    """The watcher shown the bare table, then the table with white ``cards`` (frame pixels) laid on it, still: the
+    table returned."""
     w.feed(0, 0.0, bare)
     table = bare.copy()
     for x_0, y_0, x_1, y_1 in cards:
         table[int(y_0):int(y_1), int(x_0):int(x_1)] = 235
-    w.feed(1, 1 / 30, table)
+    _show(w, table, 1)
     return table
 
 
@@ -852,13 +866,80 @@ def test_a_card_the_detector_leaves_unboxed_on_a_pai_jie_row_is_read_by_the_deck
     assert [n for _, n in w.boxes] == ["7H", "QH"]
     w.detector.hand = True
     asked.clear()
-    w.feed(2, 2 / 30, table)
+    i = _show(w, table, 40)
     assert not any(n == "QH" for _, n in w.boxes) and not asked
     w.detector.hand = False
     for k in range(4):  # the light changes in patches along the row: the largest few are read, not every one
         table[int(y0) + 5:int(y1) - 5, int(x0) + 130 + 90 * k:int(x0) + 200 + 90 * k] = 200
-    w.feed(3, 3 / 30, table)
-    assert len(asked) == UNBOXED_MOST
+    w.feed(i, i / 30, table)
+    assert not asked  # (not while it changes)
+    asked.clear()
+    _show(w, table, i + 1)
+    # (the two largest as patches; the one beside the 7H box also as a strip ending the row's run of cards)
+    assert len(asked) == UNBOXED_MOST + 1 < 4
+
+
+class _ReadByPlace(_RowLook):
+    """Boxes ``seen`` (and a hand where one is set), and reads a card at a box whose middle lies within 12 px of
+    one of ``cards`` (frame x of its middle -> code), on the hearts row."""
+
+    def __init__(self, seen: tuple[float, float, float, float], cards: dict[float, str]) -> None:
+        super().__init__(seen)
+        self.cards, self.asked, self.hand_at = cards, [], None
+
+    def items(self) -> list[tuple[str, float, tuple]]:
+        look = (self.look[0], self.look[1], self.look[0], self.look[1])
+        hand = [("hand", 0.8, tuple(np.subtract(self.hand_at, look)))] if self.hand_at is not None else []
+        return super().items() + hand
+
+    def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+        middle = (box[0] + box[2]) / 2
+        self.asked.append(middle)
+        return next(((code, 0.8) for x, code in self.cards.items() if abs(middle - x) < 12), (None, 0.0))
+
+
+def test_cards_laid_over_each_others_ends_that_no_box_covers_are_read_at_both_ends() -> None:
+    """PJ-3: two cards laid over each other's ends on a row, neither boxed, differ from the bare row as one patch
+    longer than a card (rendered Pai Jie 3p s5: 10H and JH over its end, read as one card at the patch's middle,
+    10H; JH was never seen, nor its straight's draw penalty). A patch longer than a card by UNBOXED_STRIP of one is
+    read at both ends."""
+    sc = make_script("paijie", 3, 3, 5.0)
+    x0, y0, y1, seen, _ = _hearts_row(sc)
+    pair = (x0 + 300, y0 + 5, x0 + 420, y1 - 5)  # 120 px: a card (75 px) and 45 px of the next
+    model = _ReadByPlace(seen, {x0 + 337.5: "10H", x0 + 382.5: "JH", x0 + 360: "10H"})
+    w = TableWatcher(sc.layout, "paijie", model, 30.0)
+    width, height = sc.layout.frame_size
+    _lay_on_bare_rows(w, np.full((height, width, 3), (40, 110, 60), np.uint8), (seen, pair))
+    assert sorted(n for _, n in w.boxes) == ["10H", "7H", "JH"]
+    assert not any(abs(x - (x0 + 360)) < 12 for x in model.asked)  # (not at the patch's middle)
+
+
+def test_a_card_over_the_gap_between_two_boxes_is_read_there_and_a_hand_elsewhere_hides_nothing() -> None:
+    """PJ-3: a card laid over the ends of two boxed cards shows between their boxes only, a strip narrower than the
+    patch a card alone makes (rendered Pai Jie 3p s6: 9C over 8C and 10C, unboxed for 2.4 s): a strip along the row
+    at least UNBOXED_STRIP of a card wide between two boxes is read at its middle. A hand resting elsewhere in the
+    look (at a seat, over another row) does not stop the reading; one over the card does."""
+    sc = make_script("paijie", 3, 3, 5.0)
+    x0, y0, y1, seen, _ = _hearts_row(sc)
+    right = (seen[0] + 100, seen[1], seen[2] + 100, seen[3])  # boxed too: a 25 px gap between the two boxes
+
+    class TwoBoxed(_ReadByPlace):
+        def items(self) -> list[tuple[str, float, tuple]]:
+            look = (self.look[0], self.look[1], self.look[0], self.look[1])
+            return super().items() + [("8H", 0.9, tuple(np.subtract(right, look)))]
+
+    gap = (seen[2] + seen[0] + 100) / 2
+    model = TwoBoxed(seen, {gap: "9H"})
+    model.hand_at = (x0 + 500, y1 + 30, x0 + 700, y1 + 200)  # below the hearts row
+    w = TableWatcher(sc.layout, "paijie", model, 30.0)
+    width, height = sc.layout.frame_size
+    table = _lay_on_bare_rows(w, np.full((height, width, 3), (40, 110, 60), np.uint8),
+                              (seen, right, (seen[0] + 40, seen[1] + 3, right[2] - 40, seen[3] - 3)))
+    assert sorted(n for _, n in w.boxes if n != "hand") == ["7H", "8H", "9H"]
+    model.hand_at = (gap - 30, y0 - 40, gap + 30, y1 + 40)  # over the card
+    model.asked.clear()
+    _show(w, table, 60)
+    assert "9H" not in [n for _, n in w.boxes] and not any(abs(x - gap) < 12 for x in model.asked)
 
 
 def test_a_card_unboxed_on_a_checked_cloth_is_found_where_the_dark_checks_were() -> None:

@@ -117,6 +117,10 @@ ROWS_OF_CARDS = ("paijie",)
 UNBOXED_GREY = 40
 UNBOXED_SHARE = 0.3
 UNBOXED_MOST = 2  # patches read a row and look at most
+#: a strip of a row, at least this share of a card wide, that differs from the bare row (in at least half a card's
+#: height) where no box lies along the row: a card laid over the end of another whose box straddles both, or over the
+#: gap between two boxes (:meth:`TableWatcher._unboxed_strips`)
+UNBOXED_STRIP = 0.15
 #: a sound no slap seen has taken by this long after it (s: the slap detector's hold, its look for the sound) is
 #: looked for among the hands on the piles (:meth:`vision.slaps.SlapDetector.hand_for_sound`)
 UNSEEN_AFTER_S = 0.3
@@ -386,11 +390,15 @@ class TableWatcher:
         ``d`` (frame pixels). The detector leaves some cards unboxed for seconds (rendered Pai Jie s11: QS lying alone
         and JC over the end of 10C, striped courts; s12: 5S, the third of three overlapping spades). A card is a patch,
         as large as :data:`UNBOXED_SHARE` of a card, where the row differs from the bare row of the first frame,
-        outside every box, with no hand in the look; it is read at a card-sized box around it (the deck's search finds
-        the card's pose) and kept where the pictures name it surely."""
+        outside every box; it is read at a card-sized box around it (the deck's search finds the card's pose), or at
+        both ends where it is longer than a card (:func:`_cards_along`), and kept where the pictures name it surely.
+        No card is read where a hand's box overlaps it (:func:`_under_hand`), nor where something moves (a card
+        carried over the row in a hand the box holds only part of: rendered Pai Jie 4p s238's 10D on its way to the
+        diamonds row, read 10C on the clubs row). Strips between boxes: :meth:`_unboxed_strips`."""
         faces = [b for b, n in zip(d.xyxy, d.class_name, strict=True) if n not in ("back", "hand")]
-        if not faces or self._bare is None or any(n == "hand" for n in d.class_name):
-            return d  # no card size to go by, or a hand over the table
+        if not faces or self._bare is None:
+            return d  # no card size to go by
+        hands = [b for b, n in zip(d.xyxy, d.class_name, strict=True) if n == "hand"]
         w = float(np.median([b[2] - b[0] for b in faces]))
         h = float(np.median([b[3] - b[1] for b in faces]))
         found: list[tuple[np.ndarray, float, str]] = []
@@ -403,25 +411,85 @@ class TableWatcher:
             if now.size == 0:
                 continue
             changed = (channel_max(cv2.absdiff(now, bare)) > UNBOXED_GREY).astype(np.uint8)
-            for b in d.xyxy:  # what the boxes hold is read already
+            for b in d.xyxy:  # what the boxes hold is read already (a hand's: a hand, no card to read)
                 changed[max(0, int(b[1]) - zy0 - 3):max(0, int(b[3]) - zy0 + 3),
                         max(0, int(b[0]) - zx0 - 3):max(0, int(b[2]) - zx0 + 3)] = 0
             k = max(3, int(w / 4))
             # a card on a checked cloth differs only where the cloth's dark checks were: closed whole first (rendered
             # Pai Jie s238's KC, a striped court alone at the end of the clubs row, was a patch of 883 px, not 2544;
             # closed, the audit's verdicts equal the truth's)
-            changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-            changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+            closed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+            changed = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+            asked: list[float] = []  # (the middles along the row read this look)
             n, _, stats, centres = cv2.connectedComponentsWithStats(changed)
             large = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= UNBOXED_SHARE * w * h]
             # the largest few: a change of light over the whole table must not cost a read of every patch each look
             for j in sorted(large, key=lambda j: -stats[j, cv2.CC_STAT_AREA])[:UNBOXED_MOST]:
-                cx, cy = centres[j][0] + zx0, centres[j][1] + zy0
-                box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
-                code, conf = self.detector.read_box(image, box)
-                if code is not None:
-                    found.append((box, conf, code))
+                middle = (centres[j][0] + zx0, centres[j][1] + zy0)
+                for cx, cy in _cards_along(stats[j], (zx0, zy0), (w, h), zx1 - zx0 >= zy1 - zy0) or [middle]:
+                    box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
+                    if _under_hand(box, hands) or tr._moving(box):
+                        continue
+                    asked.append(cx if zx1 - zx0 >= zy1 - zy0 else cy)
+                    code, conf = self.detector.read_box(image, box)
+                    if code is not None and all(code != c for _, _, c in found):
+                        found.append((box, conf, code))
+            found += self._unboxed_strips(image, d, closed, tr, (zx0, zy0), (w, h), hands, asked,
+                                          {c for _, _, c in found})
         return _with_reads(d, found)
+
+    def _unboxed_strips(self, image: np.ndarray, d: Detections, changed: np.ndarray, tr: PileTracker,
+                        origin: tuple[int, int], card: tuple[float, float], hands: list[Any], asked: list[float],
+                        read: set[str]) -> list[tuple[np.ndarray, float, str]]:
+        """Cards on the row of ``tr`` (``changed``: where its zone's box, at ``origin`` in the frame, differs from the
+        bare row, boxes masked out) that show as a strip along the row no box covers (:data:`UNBOXED_STRIP`): the
+        detector boxes two overlapping cards as one box straddling both (rendered Pai Jie 3p s5: 10H and JH laid over
+        its end, one box across the two, read 10H), or leaves a card laid over the gap between two boxes unboxed (s6:
+        9C between 8C and 10C, for 2.4 s). Each is read at a card-sized box flush with the strip's outer end (where it
+        ends a run of cards) or centred on it (between two boxes), unless a patch's read was asked within a quarter
+        of a card of it (``asked``: middles along the row), a hand's box overlaps it or something moves there; kept
+        where the deck's pictures name surely a card no box here was read as, nor one of the patches (``read``).
+        ``card``: a card's box (w, h)."""
+        w, h = card
+        ox, oy = origin
+        along = changed.shape[1] >= changed.shape[0]  # (a row lies along its zone's longer side)
+        grid = changed if along else changed.T
+        size, across = (w, h) if along else (h, w)
+        shown = grid.sum(0) >= 0.5 * across  # positions along the row where a card's height (or more) differs
+        covered = np.zeros(len(shown), bool)
+        on_row = tr.zone.contains((d.xyxy[:, :2] + d.xyxy[:, 2:]) / 2) if len(d) else []
+        for b in d.xyxy[np.asarray(on_row, bool)] if len(d) else []:
+            lo, hi = (b[0] - ox, b[2] - ox) if along else (b[1] - oy, b[3] - oy)
+            covered[max(0, int(lo) - 3):max(0, int(hi) + 3)] = True
+        names = {str(n) for n in d.class_name} | read
+        out: list[tuple[np.ndarray, float, str]] = []
+        edges = np.flatnonzero(np.diff(np.r_[0, (shown & ~covered).astype(np.int8), 0]))
+        for a, b in zip(edges[::2], edges[1::2], strict=True):
+            if b - a < UNBOXED_STRIP * size or len(out) >= UNBOXED_MOST:
+                continue
+            # (a box's edge within a few pixels: a card's rim may not differ from the bare row)
+            boxed_before, boxed_after = covered[max(0, a - 4):a].any(), covered[b:b + 4].any()
+            if boxed_before and boxed_after:
+                centre = (a + b) / 2
+            elif boxed_before:
+                centre = b - size / 2  # (the card ends where the strip does)
+            elif boxed_after:
+                centre = a + size / 2
+            else:
+                continue  # a patch of its own: :meth:`_unboxed_cards` reads it
+            if any(abs(centre + (ox if along else oy) - m) < size / 4 for m in asked):
+                continue
+            rows = np.flatnonzero(grid[:, a:b].any(1))
+            middle = (rows.min() + rows.max()) / 2
+            cx, cy = (centre + ox, middle + oy) if along else (middle + ox, centre + oy)
+            box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
+            if _under_hand(box, hands) or tr._moving(box):
+                continue
+            code, conf = self.detector.read_box(image, box)
+            if code is not None and code not in names:
+                names.add(code)
+                out.append((box, conf, code))
+        return out
 
     def _unboxed_top(self, image: np.ndarray, d: Detections, members: Sequence[Any]) -> Detections:
         """A pile played on (:data:`UNBOXED_TOPS`) on which the detector boxes nothing at all (no card, hand or
@@ -749,6 +817,30 @@ class TableWatcher:
     @property
     def waiting(self) -> Sequence[Event]:
         return [p[2] for p in sorted(self._pending)]
+
+
+def _under_hand(box: Any, hands: Sequence[Any]) -> bool:
+    """Whether a hand's box (frame pixels) overlaps ``box``: what shows there may be the hand, not a card. (A hand
+    elsewhere in a look shared by every row, resting at its player's seat, hid nothing: rendered Pai Jie 3p s6's 9C,
+    left unboxed for 2.4 s while such a hand was in the look, was not looked for.)"""
+    return any(h[0] < box[2] and h[2] > box[0] and h[1] < box[3] and h[3] > box[1] for h in hands)
+
+
+def _cards_along(stats: np.ndarray, origin: tuple[int, int], card: tuple[float, float], along_x: bool
+                 ) -> list[tuple[float, float]]:
+    """The middles (frame pixels) of the cards at both ends of a patch of a row (its ``cv2`` component stats, at
+    ``origin``) longer along the row than a card by :data:`UNBOXED_STRIP` of one or more: cards laid over each
+    other's ends (rendered Pai Jie 3p s5: 10H and JH laid over its end, read as one card at the patch's middle, 10H;
+    JH never seen). Empty for a patch a card long: one card, read at its middle."""
+    x, y, pw, ph = (float(stats[k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH,
+                                             cv2.CC_STAT_HEIGHT))
+    x, y = x + origin[0], y + origin[1]
+    w, h = card
+    if along_x and pw >= (1 + UNBOXED_STRIP) * w:
+        return [(x + w / 2, y + ph / 2), (x + pw - w / 2, y + ph / 2)]
+    if not along_x and ph >= (1 + UNBOXED_STRIP) * h:
+        return [(x + pw / 2, y + h / 2), (x + pw / 2, y + ph - h / 2)]
+    return []
 
 
 def _with_reads(d: Detections, found: list[tuple[np.ndarray, float, str]]) -> Detections:
