@@ -786,6 +786,28 @@ def test_a_card_taken_from_a_pai_jie_row_went_to_the_arm_over_it() -> None:
     assert taken == {"JH": "C", "QH": None}
 
 
+def test_a_card_laid_on_a_pai_jie_row_by_the_only_arm_there_is_that_players_even_as_it_draws_back() -> None:
+    """PJ-3 (who played): an arm drawing back from the card it laid sweeps along its strip, and a sweep counts
+    against an arm where another may have laid the card; where no other arm is over the table there, the arm going
+    back laid it (rendered Pai Jie 3p s6 17.5 s: A's QC, A's cover 0.61 -> 0.37, unattributed, was taken for the
+    next player's play)."""
+    sc = make_script("paijie", 3, 3, 5.0)
+    w = TableWatcher(sc.layout, "paijie", _Model(), 30.0)
+    box = _middle_box(sc.layout.zones["row:H"])
+    card = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+    seat = sc.layout.seats["A"].reshape(-1, 2).mean(0)
+    width, height = sc.layout.frame_size
+    for i in range(60):
+        t = i / 30
+        img = np.full((height, width, 3), 100, np.uint8)
+        if 1.0 <= t < 1.5:  # A's arm over the card, drawing back from 1.3 s
+            start = card + (0.0 if t < 1.3 else (t - 1.3) / 0.2 * 0.9) * (seat - card)
+            cv2.line(img, tuple(int(v) for v in start), tuple(int(v) for v in seat), (60, 90, 160), 70)
+        w.arms.update(t, img)
+    assert w.arms.who(box, 1.2, 1.34) == "A"  # (at rest)
+    assert w.arms.who(box, 1.3, 1.44) == "A"  # (drawing back, alone)
+
+
 class _RowLook(_Model):
     """A detector that boxes one card (``seen``, frame pixels) in whatever crop of the frame it is given."""
 

@@ -20,6 +20,9 @@ from calibration.layout import Layout
 from vision.slaps import StillBackground, _px_per_mm
 
 SCALE = 0.25
+#: :meth:`ArmFinder.who`: an arm covering its strip (on average over the landing) is the only one over the table
+#: there where every other player's strip is covered less than this
+ALONE_BELOW = 0.1
 
 
 class ArmFinder:
@@ -70,15 +73,24 @@ class ArmFinder:
             return None
         h, w = looks[0].shape
         best: list[tuple[float, str]] = []
+        mean: dict[str, float] = {}
         for p in self.shoulders:
             xs, ys = self._strip(box, p)
             ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
             if not ok.any():
                 best.append((0.0, p))
+                mean[p] = 0.0
                 continue
             cover = [float(m[ys[ok], xs[ok]].mean()) for m in looks]
-            best.append((float(np.mean(cover)) - abs(cover[-1] - cover[0]), p))
+            mean[p] = float(np.mean(cover))
+            best.append((mean[p] - abs(cover[-1] - cover[0]), p))
         best.sort(reverse=True)
+        # the only arm over the table there laid the card, going back or not: the sweep counts against an arm where
+        # another may have laid it (rendered Pai Jie 3p s6 17.5 s: A's arm drawing back from QC, cover 0.61 -> 0.37,
+        # others' at most 0.17; the card went unattributed and was taken for the next player's play)
+        alone = [p for p, c in mean.items() if c >= min_cover]
+        if len(alone) == 1 and all(c < ALONE_BELOW for p, c in mean.items() if p != alone[0]):
+            return alone[0]
         if best[0][0] < min_cover or (len(best) > 1 and best[1][0] >= best[0][0] - 0.05):
             return None
         return best[0][1]
