@@ -808,6 +808,32 @@ def test_a_card_laid_on_a_pai_jie_row_by_the_only_arm_there_is_that_players_even
     assert w.arms.who(box, 1.3, 1.44) == "A"  # (drawing back, alone)
 
 
+def test_the_arm_drawing_back_from_a_card_laid_it_not_a_still_card_on_another_players_side() -> None:
+    """PJ-3 (who played): B's arm draws back from the card it laid (cover 0.93 -> 0.24) while the strip towards A's
+    seat crosses a card laid there a moment before (still, not yet part of the background: 0.28 all along). An arm
+    coming in after the card showed did not lay it; one going back did: rendered Pai Jie 2p s238 2.33 s, B's JS of a
+    pair of jacks was given to A (verdicts said alike 7 -> 14 of 19)."""
+    sc = make_script("paijie", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "paijie", _Model(), 30.0)
+    box = _middle_box(sc.layout.zones["row:S"])
+    card = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+    seat = {p: sc.layout.seats[p].reshape(-1, 2).mean(0) for p in ("A", "B")}
+    width, height = sc.layout.frame_size
+    for i in range(60):
+        t = i / 30
+        img = np.full((height, width, 3), 100, np.uint8)
+        if t >= 0.9:  # a card laid between this one and A's seat
+            mid = card + 0.3 * (seat["A"] - card)
+            cv2.rectangle(img, tuple(int(v) for v in mid - (40, 55)), tuple(int(v) for v in mid + (40, 55)),
+                          (235, 235, 235), -1)
+        if 1.0 <= t < 1.5:  # B's arm over the card, drawing back from 1.3 s
+            start = card + min((t - 1.3) / 0.15, 1.0) * 0.8 * (seat["B"] - card) if t >= 1.3 else card
+            cv2.line(img, tuple(int(v) for v in start), tuple(int(v) for v in seat["B"]), (60, 90, 160), 70)
+        w.arms.update(t, img)
+    assert w.arms.who(box, 1.2, 1.34) == "B"
+    assert w.arms.who(box, 1.3, 1.44) == "B"
+
+
 class _RowLook(_Model):
     """A detector that boxes one card (``seen``, frame pixels) in whatever crop of the frame it is given."""
 
