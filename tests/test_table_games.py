@@ -762,24 +762,41 @@ def test_of_look_alike_strips_in_a_reveal_the_claimed_rank_is_the_read() -> None
     assert [tr.claimed for tr in w.trackers if isinstance(tr, BatchWatcher)] == ["Q"]
 
 
+def _card_on_a_row(players: int, row: str) -> tuple[TableWatcher, tuple, np.ndarray]:
+    """A Pai Jie watcher for ``players`` players, a card's box in the middle of ``row`` and the card's middle."""
+    sc = make_script("paijie", players, 3, 5.0)
+    box = _middle_box(sc.layout.zones[row])
+    return TableWatcher(sc.layout, "paijie", _Model(), 30.0), box, np.array([(box[0] + box[2]) / 2,
+                                                                            (box[1] + box[3]) / 2])
+
+
+def _seat(w: TableWatcher, player: str) -> np.ndarray:
+    return w.layout.seats[player].reshape(-1, 2).mean(0)
+
+
+def _film_arms(w: TableWatcher, frames: int, draw: Any) -> None:
+    """``frames`` frames of a grey table at 30 fps, each drawn on by ``draw(image, t)``, shown to the arm finder."""
+    width, height = w.layout.frame_size
+    for i in range(frames):
+        img = np.full((height, width, 3), 100, np.uint8)
+        draw(img, i / 30)
+        w.arms.update(i / 30, img)
+
+
 def test_a_card_taken_from_a_pai_jie_row_went_to_the_arm_over_it() -> None:
     """PJ-10 / EVENTS.md ``remove``: a card an ace effect takes from the table goes into a named player's hand; the
     referee wants who. The arm over the card's place as it went, from that player's seat, says it; a card that went
     with no arm over it (the detector lost it) names nobody."""
     from vision.tracking import RemoveSeen
 
-    sc = make_script("paijie", 3, 3, 5.0)
-    w = TableWatcher(sc.layout, "paijie", _Model(), 30.0)
-    box = _middle_box(sc.layout.zones["row:H"])
-    card = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
-    seat = sc.layout.seats["C"].reshape(-1, 2).mean(0)
-    width, height = sc.layout.frame_size
-    for i in range(45):
-        t = i / 30
-        img = np.full((height, width, 3), 100, np.uint8)
+    w, box, card = _card_on_a_row(3, "row:H")
+    seat = _seat(w, "C")
+
+    def arm(img: np.ndarray, t: float) -> None:
         if 0.9 <= t <= 1.3:  # C's arm reaches over the card and takes it
             cv2.line(img, tuple(int(v) for v in card), tuple(int(v) for v in seat), (60, 90, 160), 70)
-        w.arms.update(t, img)
+
+    _film_arms(w, 45, arm)
     w._removed(RemoveSeen(1.1, "row:H", "JH", 33), box=box)
     w._removed(RemoveSeen(0.4, "row:H", "QH", 12), box=box)
     taken = {ev.card: ev.player for _, _, ev, _ in w._pending}
@@ -791,19 +808,15 @@ def test_a_card_laid_on_a_pai_jie_row_by_the_only_arm_there_is_that_players_even
     against an arm where another may have laid the card; where no other arm is over the table there, the arm going
     back laid it (rendered Pai Jie 3p s6 17.5 s: A's QC, A's cover 0.61 -> 0.37, unattributed, was taken for the
     next player's play)."""
-    sc = make_script("paijie", 3, 3, 5.0)
-    w = TableWatcher(sc.layout, "paijie", _Model(), 30.0)
-    box = _middle_box(sc.layout.zones["row:H"])
-    card = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
-    seat = sc.layout.seats["A"].reshape(-1, 2).mean(0)
-    width, height = sc.layout.frame_size
-    for i in range(60):
-        t = i / 30
-        img = np.full((height, width, 3), 100, np.uint8)
+    w, box, card = _card_on_a_row(3, "row:H")
+    seat = _seat(w, "A")
+
+    def arm(img: np.ndarray, t: float) -> None:
         if 1.0 <= t < 1.5:  # A's arm over the card, drawing back from 1.3 s
             start = card + (0.0 if t < 1.3 else (t - 1.3) / 0.2 * 0.9) * (seat - card)
             cv2.line(img, tuple(int(v) for v in start), tuple(int(v) for v in seat), (60, 90, 160), 70)
-        w.arms.update(t, img)
+
+    _film_arms(w, 60, arm)
     assert w.arms.who(box, 1.2, 1.34) == "A"  # (at rest)
     assert w.arms.who(box, 1.3, 1.44) == "A"  # (drawing back, alone)
 
@@ -813,15 +826,10 @@ def test_the_arm_drawing_back_from_a_card_laid_it_not_a_still_card_on_another_pl
     seat crosses a card laid there a moment before (still, not yet part of the background: 0.28 all along). An arm
     coming in after the card showed did not lay it; one going back did: rendered Pai Jie 2p s238 2.33 s, B's JS of a
     pair of jacks was given to A (verdicts said alike 7 -> 14 of 19)."""
-    sc = make_script("paijie", 2, 3, 5.0)
-    w = TableWatcher(sc.layout, "paijie", _Model(), 30.0)
-    box = _middle_box(sc.layout.zones["row:S"])
-    card = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
-    seat = {p: sc.layout.seats[p].reshape(-1, 2).mean(0) for p in ("A", "B")}
-    width, height = sc.layout.frame_size
-    for i in range(60):
-        t = i / 30
-        img = np.full((height, width, 3), 100, np.uint8)
+    w, box, card = _card_on_a_row(2, "row:S")
+    seat = {p: _seat(w, p) for p in ("A", "B")}
+
+    def arms(img: np.ndarray, t: float) -> None:
         if t >= 0.9:  # a card laid between this one and A's seat
             mid = card + 0.3 * (seat["A"] - card)
             cv2.rectangle(img, tuple(int(v) for v in mid - (40, 55)), tuple(int(v) for v in mid + (40, 55)),
@@ -829,7 +837,8 @@ def test_the_arm_drawing_back_from_a_card_laid_it_not_a_still_card_on_another_pl
         if 1.0 <= t < 1.5:  # B's arm over the card, drawing back from 1.3 s
             start = card + min((t - 1.3) / 0.15, 1.0) * 0.8 * (seat["B"] - card) if t >= 1.3 else card
             cv2.line(img, tuple(int(v) for v in start), tuple(int(v) for v in seat["B"]), (60, 90, 160), 70)
-        w.arms.update(t, img)
+
+    _film_arms(w, 60, arms)
     assert w.arms.who(box, 1.2, 1.34) == "B"
     assert w.arms.who(box, 1.3, 1.44) == "B"
 
