@@ -96,7 +96,7 @@ class BatchWatcher(PileTracker):
         hands = False
         for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True):
             if n == "hand":
-                hands = hands or c >= SURE_HAND or self._moving(b)
+                hands = hands or c >= SURE_HAND or self.moving(b)
                 continue
             centre = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
             if c < self.min_conf or not self.zone.contains([centre])[0]:
@@ -110,7 +110,7 @@ class BatchWatcher(PileTracker):
         # hand coming in at its edge leaves the last batch lying still, and it is counted before the next covers it
         # (rendered Cheat 2p s238 16.09 s: four cards, 0.5 s before the next batch; grown by 0.15 of their box, the
         # backs were still too late: two of the four counted)
-        if hands or self._moving(_union([b for _, b in backs]) if backs else None):
+        if hands or self.moving(_union([b for _, b in backs]) if backs else None):
             self._sig, self._same = None, 0
             return None
         # a batch laid where the last one lay may leave the counts as they were: what changed is part of the look

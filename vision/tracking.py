@@ -362,7 +362,7 @@ class PileTracker:
         # where a card taken is a card gone into a hand (Pai Jie), something moving over the zone is a hand too: the
         # detector misses some (rendered Pai Jie 4p s2: RJ taken back from the centre by an arm never boxed; the
         # centre lay bare for two seconds and RJ stayed, so RJ laid there again was never seen)
-        zone_stirred = (self.emptied_is_removal or self.unboxed_arms) and self._moving()
+        zone_stirred = (self.emptied_is_removal or self.unboxed_arms) and self.moving()
         if hand_over or zone_stirred:
             self._hand_since_seen = True
         elif on_pile:
@@ -410,7 +410,7 @@ class PileTracker:
             # a row's card not seen while something moves over its place: an arm the detector does not box may
             # hide it (rendered Pai Jie s12: a dark arm on a pink cloth hid 7C for half a second); it went once
             # its place is seen bare and still
-            stirred = self.row and any(self._moving(self._place[c]) for c in self.stack
+            stirred = self.row and any(self.moving(self._place[c]) for c in self.stack
                                        if c not in there and c in self._place)
             self._check_removed(index, t, there, hand_over or stirred, back_over)
             self._check_buried(index, t, there, hand_over or stirred or any(n not in self.history for n in looked))
@@ -607,7 +607,7 @@ class PileTracker:
         self._push_top(code, t, shown)
         return CardSeen(shown, self.zone.name, code, conf, frame, box, t)
 
-    def _moving(self, box: Any = None) -> bool:
+    def moving(self, box: Any = None) -> bool:
         """Something moved over the pile (the zone, not the whole crop: arms pass by it to other places), or under
         ``box`` (frame pixels), in the last :data:`STILL_FRAMES` frames: a hand laying or taking a card, which the
         detector may not box (fingers alone reaching into the crop, an arm as dark as the cloth)."""

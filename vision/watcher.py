@@ -428,7 +428,7 @@ class TableWatcher:
                 middle = (centres[j][0] + zx0, centres[j][1] + zy0)
                 for cx, cy in _cards_along(stats[j], (zx0, zy0), (w, h), zx1 - zx0 >= zy1 - zy0) or [middle]:
                     box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
-                    if _under_hand(box, hands) or tr._moving(box):
+                    if _under_hand(box, hands) or tr.moving(box):
                         continue
                     asked.append(cx if zx1 - zx0 >= zy1 - zy0 else cy)
                     code, conf = self.detector.read_box(image, box)
@@ -483,7 +483,7 @@ class TableWatcher:
             middle = (rows.min() + rows.max()) / 2
             cx, cy = (centre + ox, middle + oy) if along else (middle + ox, centre + oy)
             box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
-            if _under_hand(box, hands) or tr._moving(box):
+            if _under_hand(box, hands) or tr.moving(box):
                 continue
             code, conf = self.detector.read_box(image, box)
             if code is not None and code not in names:
