@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -260,6 +261,29 @@ def test_a_card_turned_up_under_the_hand_that_turned_it_is_dated_from_when_it_fi
         tr.remember(i, i / 30, img)
     shown = tr.first_seen(box, 11 / 30)
     assert shown == pytest.approx((4 if case == "under a hand" else 8) / 30)
+
+
+def _spot_card(pips: list[tuple[int, int]]) -> np.ndarray:
+    """A frame with a white card (160..240, 150..260) on a green cloth, black pips at ``pips`` (frame pixels)."""
+    img = np.full((FRAME[1], FRAME[0], 3), (40, 110, 60), np.uint8)
+    img[150:260, 160:240] = 235
+    for x, y in pips:
+        cv2.circle(img, (x, y), 6, (20, 20, 20), -1)
+    return img
+
+
+def test_a_spot_card_laid_just_where_the_last_one_lay_is_dated_from_when_it_landed() -> None:
+    """EVENTS.md ``card`` (ST-2, SP-2): a card's middle is mostly plain white, and the next card laid just where the
+    last one lay matched it in 80 % of its pixels: rendered Spit 2p s6's 4S on 5S was dated back to 5S's landing,
+    taken for 5S misread, and the pile stuck at 5S for the rest of the game (three cards lost). A card's middle looked
+    as it does now only while its telling pixels (its pips) matched too."""
+    five = [(180, 170), (220, 170), (200, 205), (180, 240), (220, 240)]
+    four = [(180, 170), (220, 170), (180, 240), (220, 240)]
+    four_here = [(x + 2, y - 2) for x, y in four]  # (laid a pixel or two off)
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, retry=3)
+    for i in range(12):
+        tr.remember(i, i / 30, _spot_card(five if i < 6 else four_here))
+    assert tr.first_seen((160.0, 150.0, 240.0, 260.0), 11 / 30) == pytest.approx(6 / 30)
 
 
 def test_a_card_that_lands_elsewhere_left_its_pile_first() -> None:

@@ -45,6 +45,11 @@ PART_GONE = 0.65
 #: (and at least PART_TELLING of them, else the card's middle is too plain to tell)
 PART_EDGE = 3
 PART_TELLING = 30
+#: a card's middle looked as it does now (walked back by :meth:`PileTracker.first_seen`) while this share of the
+#: telling pixels of the two looks matched too, not only 80 % of all its pixels: a spot card's middle is mostly plain
+#: white, and the next card laid just where it lay matched it (rendered Spit 2p s6: 4S on 5S dated back to 5S's
+#: landing, 0.7 s before, and taken for 5S misread)
+TELLING_SAME = 0.8
 #: (dx, dy) pixel shifts that must all match worse than unshifted: the card is at rest, not sliding in (rendered Spit:
 #: a card at rest under a hand 0.59-0.68 unshifted against 0.44-0.56 shifted; one sliding the last pixels into its
 #: place 0.38-0.54 against 0.53-0.59)
@@ -75,6 +80,20 @@ TWO_WAYS_MARGIN = 0.1
 #: ... and only when the two were first read this close in time (s): a card read once, covered by the next card's
 #: back on its way, and that card read at the same place half a second later are two cards (s238: JD, then 10D)
 TWO_WAYS_S = 0.2
+
+
+def _telling(look: np.ndarray) -> np.ndarray | None:
+    """The telling pixels of a grey look at a card's middle (where it changes by more than SAME_GREY when shifted
+    PART_EDGE pixels: pips, indices, figures), or None where too few of them (PART_TELLING) to tell by."""
+    m = PART_EDGE
+    h, w = look.shape
+    if h <= 2 * m or w <= 2 * m:
+        return None
+    telling = np.zeros(look.shape, bool)
+    for dx, dy in ((m, 0), (-m, 0), (0, m), (0, -m)):
+        telling |= np.abs(np.roll(look, (dy, dx), axis=(0, 1)) - look) > SAME_GREY
+    telling[:m], telling[-m:], telling[:, :m], telling[:, -m:] = False, False, False, False
+    return telling if telling.sum() >= PART_TELLING else None
 
 
 def _box_shift(box: Any, other: Any) -> float:
@@ -855,10 +874,17 @@ class PileTracker:
         ref = ref[sy0:sy1, sx0:sx1].astype(np.int16)
         if ref.size == 0:
             return t_last
+        telling_now = _telling(ref)
         first, k = t_last, len(frames)
         for i in range(len(frames) - 1, -1, -1):
             patch = frames[i][2][sy0:sy1, sx0:sx1].astype(np.int16)
-            if float((np.abs(patch - ref) < SAME_GREY).mean()) < 0.8:
+            same = np.abs(patch - ref) < SAME_GREY
+            if float(same.mean()) < 0.8:
+                break
+            # (the telling pixels of either look: a pip of the card before where this one is plain white tells too)
+            then = _telling(patch) if patch.shape == ref.shape else None
+            telling = telling_now if then is None else then if telling_now is None else telling_now | then
+            if telling is not None and float(same[telling].mean()) < TELLING_SAME:
                 break
             first, k = frames[i][1], i
         return self._partly_shown(frames[:k], ref, (sy0, sy1, sx0, sx1), first)
