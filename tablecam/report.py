@@ -599,13 +599,18 @@ def _play_figures(summary: AuditSummary, players: list[str]) -> str:
     kinds = sorted({str(v.get("kind")) for v in summary.verdicts if v.get("player")})[:7]
     head = '<div class="kpis">' + "".join(f"<div><b>{n}</b>{label}</div>" for n, label in _tallies(summary)) + \
         "</div>"
+    # what each player laid, where the log names who laid it (a Cheat batch seen but never claimed names nobody: the
+    # referee knows whose turn it was, the camera does not; a column of noughts would say nobody played)
+    laid = {name: sum(1 for o in obs if o.get("player") == name and o.get("type") in ("card", "facedown", "claim"))
+            for name in players}
+    known = any(laid.values())
     rows = []
     for name in players:
-        laid = sum(1 for o in obs if o.get("player") == name and o.get("type") in ("card", "facedown", "claim"))
         counts = [sum(1 for v in summary.verdicts if v.get("player") == name and v.get("kind") == k) for k in kinds]
-        rows.append(f"<tr><td>{_e(name)}</td><td>{laid}</td>" + "".join(f"<td>{c}</td>" for c in counts) + "</tr>")
-    cols = "".join(f"<th>{_e(k.replace('_', ' '))}</th>" for k in kinds)
-    table = (f'<table class="num figures"><thead><tr><th>player</th><th>laid</th>{cols}</tr></thead>'
+        rows.append(f"<tr><td>{_e(name)}</td>" + (f"<td>{laid[name]}</td>" if known else "")
+                    + "".join(f"<td>{c}</td>" for c in counts) + "</tr>")
+    cols = ("<th>laid</th>" if known else "") + "".join(f"<th>{_e(k.replace('_', ' '))}</th>" for k in kinds)
+    table = (f'<table class="num figures"><thead><tr><th>player</th>{cols}</tr></thead>'
              f'<tbody>{"".join(rows)}</tbody></table>')
     return head + table
 

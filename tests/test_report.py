@@ -272,6 +272,12 @@ def test_a_game_without_cards_or_slaps_draws_its_batches_reveals_and_rulings_on_
     assert "count mismatch" in timeline and "challenge false" in timeline and "a batch turned up" in timeline
     assert "won" not in timeline  # (no slap legend in a game without slaps)
     assert tally_line(s) == "1 batch, 1 reveal, 2 said, 2 verdicts"
+    assert "<th>laid</th>" in text  # (Ann's claim names who laid the batch)
+    unclaimed = AuditSummary(video="cheat.mp4", game="cheat", players=["Ann", "Ben"], width=640, height=480,
+                             fps=30.0, frames=90, duration=3.0, cards=[], verdicts=verdicts, slaps=[],
+                             observations=[o for o in obs if o["type"] != "claim"])
+    # a batch seen but never claimed names nobody: no column of noughts saying nobody played
+    assert "<th>laid</th>" not in render_report(unclaimed)
 
 
 def test_a_jack_is_highlighted_on_the_timeline_of_slapjack_only() -> None:
