@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from calibration.homography import map_points
 from engine.cards import rank
 from models.classes import FACES
 from models.detector import Detections
@@ -194,9 +195,7 @@ class BatchWatcher(PileTracker):
     def _image_xy(self, mm: Any) -> np.ndarray:
         """Table points (mm) in frame pixels, through the table's homography."""
         assert self.image_to_mm is not None
-        p = np.asarray(mm, np.float64)
-        q = np.c_[p, np.ones(len(p))] @ np.linalg.inv(np.asarray(self.image_to_mm, np.float64)).T
-        return q[:, :2] / q[:, 2:3]
+        return map_points(np.linalg.inv(np.asarray(self.image_to_mm, np.float64)), mm)
 
     def _read_turned(self) -> tuple[str, ...]:
         """The batch just turned up, card by card: each card of the last batch, where its outline was fitted when it

@@ -900,15 +900,8 @@ class PileTracker:
         was not there (less than :data:`PART_GONE` of the least it matched) within :data:`READ_BOUND_S`: a card on
         a card of the same look matches in part all along."""
         sy0, sy1, sx0, sx1 = region
-        h, w = ref.shape
-        telling = np.zeros(ref.shape, bool)
-        m = PART_EDGE
-        if h <= 2 * m or w <= 2 * m:
-            return first
-        for dx, dy in ((m, 0), (-m, 0), (0, m), (0, -m)):
-            telling |= np.abs(np.roll(ref, (dy, dx), axis=(0, 1)) - ref) > SAME_GREY
-        telling[:m], telling[-m:], telling[:, :m], telling[:, -m:] = False, False, False, False
-        if telling.sum() < PART_TELLING:
+        telling = _telling(ref)
+        if telling is None:
             return first
         want = ref[telling]
 

@@ -421,16 +421,17 @@ class TableWatcher:
             closed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
             changed = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
             asked: list[float] = []  # (the middles along the row read this look)
+            along_x = zx1 - zx0 >= zy1 - zy0  # (a row lies along its zone's longer side)
             n, _, stats, centres = cv2.connectedComponentsWithStats(changed)
             large = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= UNBOXED_SHARE * w * h]
             # the largest few: a change of light over the whole table must not cost a read of every patch each look
             for j in sorted(large, key=lambda j: -stats[j, cv2.CC_STAT_AREA])[:UNBOXED_MOST]:
                 middle = (centres[j][0] + zx0, centres[j][1] + zy0)
-                for cx, cy in _cards_along(stats[j], (zx0, zy0), (w, h), zx1 - zx0 >= zy1 - zy0) or [middle]:
+                for cx, cy in _cards_along(stats[j], (zx0, zy0), (w, h), along_x) or [middle]:
                     box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
                     if _under_hand(box, hands) or tr.moving(box):
                         continue
-                    asked.append(cx if zx1 - zx0 >= zy1 - zy0 else cy)
+                    asked.append(cx if along_x else cy)
                     code, conf = self.detector.read_box(image, box)
                     if code is not None and all(code != c for _, _, c in found):
                         found.append((box, conf, code))
