@@ -283,8 +283,10 @@ def _place_card_labels(items: list[tuple[float, str, bool]]
 
 
 def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: float, strip: float, step: float,
-                  last: bool = True) -> str:
-    """One strip of the timeline from ``t0`` to ``t1``: card labels on top, one row of slaps per player.
+                  last: bool = True, marks: Sequence[tuple[float, str, str, str]] = (),
+                  plays: Sequence[dict] = ()) -> str:
+    """One strip of the timeline from ``t0`` to ``t1``: card labels on top (and the table's ``marks``,
+    :func:`_table_marks`), one row of slaps and ``plays`` (:func:`_plays`) per player.
 
     Every strip has the scale of a full ``strip`` seconds, so the strips of a long game line up in time."""
     span = max(t1 - t0, 1e-6)
@@ -299,10 +301,10 @@ def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: floa
     triggers = {(s.trigger_card, round(s.trigger_t, 6)) for s in summary.slaps
                 if s.trigger_card is not None and s.trigger_t is not None}
     cards = [c for c in summary.cards if inside(c[0])]
-    marks = [m for m in _table_marks(summary) if inside(m[0])]
+    marks = [m for m in marks if inside(m[0])]
     jacks = summary.game == "slapjack"  # (the cards slapped there; elsewhere a jack is a card like any)
     labels = _place_card_labels([(x(t), card, (card, round(t, 6)) in triggers or (jacks and _is_jack(card)))
-                                 for t, _, card in cards] + [(x(t), text, False) for t, _, text in marks])
+                                 for t, _, card in cards] + [(x(t), text, False) for t, _, text, _ in marks])
     n_lanes = max((lane for *_, lane in labels if lane is not None), default=-1) + 1
     lanes_top = 6
     tick_top = lanes_top + n_lanes * _TL_LANE_H + (2 if n_lanes else 0)
@@ -336,7 +338,8 @@ def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: floa
     p.append(f'<line x1="{_TL_LEFT}" y1="{tick_top + 10}" x2="{_TL_LEFT + plot_w}" y2="{tick_top + 10}" '
              f'stroke="#c9ced5"/>')
     guides, ticks, texts = [], [], []
-    for k, ((t, zone, card), (xc, lo, w, anchor, tx, lane)) in enumerate(zip([*cards, *marks], labels, strict=True)):
+    for k, ((t, zone, card, *_), (xc, lo, w, anchor, tx, lane)) in enumerate(zip([*cards, *marks], labels,
+                                                                                 strict=True)):
         mark = k >= len(cards)  # (a batch, a reveal, a card taken back: its label in grey)
         trig = not mark and (card, round(t, 6)) in triggers
         hi = not mark and (trig or (jacks and _is_jack(card)))
@@ -372,7 +375,7 @@ def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: floa
             p.append(f'<circle cx="{xs:.1f}" cy="{y:.1f}" r="6.5" fill="{col}" stroke="#fff" stroke-width="1.5">'
                      f"<title>{_e(title)}</title></circle>")
     # plays: the referee's verdict on each, a square in the row of the player it names
-    for v in _plays(summary):
+    for v in plays:
         if not inside(v["t"]) or v["player"] not in players:
             continue
         y = rows_top + players.index(v["player"]) * _TL_ROW + _TL_ROW / 2
@@ -384,20 +387,20 @@ def _timeline_svg(summary: AuditSummary, players: list[str], t0: float, t1: floa
     return "".join(p)
 
 
-def _table_marks(summary: AuditSummary) -> list[tuple[float, str, str]]:
-    """(t, zone, label) of what the timeline shows beside the cards: each batch laid face down ("2 down"), each
-    batch turned up ("up 9S 6H") and each card taken back ("back 10D")."""
+def _table_marks(summary: AuditSummary) -> list[tuple[float, str, str, str]]:
+    """(t, zone, label, observation type) of what the timeline shows beside the cards: each batch laid face down
+    ("2 down"), each batch turned up ("up 9S 6H") and each card taken back ("back 10D")."""
     out = []
     for o in summary.observations:
         kind, t = o.get("type"), o.get("t")
         if not isinstance(t, int | float):
             continue
         if kind == "facedown":
-            out.append((float(t), str(o.get("zone", "")), f"{o.get('count')} down"))
+            out.append((float(t), str(o.get("zone", "")), f"{o.get('count')} down", kind))
         elif kind == "reveal":
-            out.append((float(t), str(o.get("zone", "")), "up " + " ".join(o.get("cards") or ())))
+            out.append((float(t), str(o.get("zone", "")), "up " + " ".join(o.get("cards") or ()), kind))
         elif kind == "remove":
-            out.append((float(t), str(o.get("zone", "")), f"back {o.get('card')}"))
+            out.append((float(t), str(o.get("zone", "")), f"back {o.get('card')}", kind))
     return out
 
 
@@ -424,13 +427,14 @@ def _timeline(summary: AuditSummary, players: list[str]) -> str:
     parts = []
     for k in range(n):
         t0, t1 = k * strip, min((k + 1) * strip, end)
-        parts.append(f'<div class="strip">{_timeline_svg(summary, players, t0, t1, strip, step, k == n - 1)}</div>')
-    return "".join(parts) + _legend(summary, {v["kind"] for v in plays}, {text.split(" ")[0] for *_, text in marks})
+        svg = _timeline_svg(summary, players, t0, t1, strip, step, k == n - 1, marks, plays)
+        parts.append(f'<div class="strip">{svg}</div>')
+    return "".join(parts) + _legend(summary, {v["kind"] for v in plays}, {kind for *_, kind in marks})
 
 
-#: what a grey label on the timeline says, by its first word (:func:`_table_marks`)
-MARK_MEANINGS = {"down": "“2 down”: a batch of two laid face down", "up": "“up 9S”: a batch turned up",
-                 "back": "“back 10D”: a card taken back"}
+#: what a grey label on the timeline says, by the observation it marks (:func:`_table_marks`)
+MARK_MEANINGS = {"facedown": "“2 down”: a batch of two laid face down", "reveal": "“up 9S”: a batch turned up",
+                 "remove": "“back 10D”: a card taken back"}
 
 
 def _legend(summary: AuditSummary, play_kinds: set[str], marks: set[str]) -> str:
@@ -446,7 +450,6 @@ def _legend(summary: AuditSummary, play_kinds: set[str], marks: set[str]) -> str
     shown = [k for k in PLAY_COLOURS if k in play_kinds] + sorted(play_kinds - set(PLAY_COLOURS))
     items += [f'<span><i class="sq" style="background:{PLAY_COLOURS.get(k, OTHER_COLOUR)}"></i>'
               f'{_e(k.replace("_", " "))}</span>' for k in shown]
-    marks = {"down" if m[:1].isdigit() else m for m in marks}
     items += [f'<span><i class="bar" style="background:{OTHER_COLOUR}"></i>{_e(MARK_MEANINGS[m])}</span>'
               for m in MARK_MEANINGS if m in marks]
     return f'<div class="legend">{"".join(items)}</div>'
@@ -549,8 +552,7 @@ def _figures(summary: AuditSummary, players: list[str]) -> str:
         rows.append((name, len(mine), sum(s.verdict == "slap_won" for s in mine),
                      sum(s.verdict == "false_slap" for s in mine), sum(s.anticipated for s in mine), med))
     all_med = _median([s.reaction_ms for s in slaps if s.reaction_ms is not None])
-    head = '<div class="kpis">' + "".join(f"<div><b>{n}</b>{label}</div>" for n, label in _tallies(summary)) + \
-        "</div>"
+    head = _kpis(summary)
     body = "".join(f"<tr><td>{_e(n)}</td><td>{k}</td><td>{w}</td><td>{f}</td><td>{a}</td>"
                    f"<td>{'–' if m is None else f'{m:.0f} ms'}</td></tr>" for n, k, w, f, a, m in rows)
     foot = (f"<tr><td>all</td><td>{len(slaps)}</td><td>{sum(r[2] for r in rows)}</td><td>{sum(r[3] for r in rows)}"
@@ -588,6 +590,11 @@ def _tallies(summary: AuditSummary) -> list[tuple[int, str]]:
     return [(n, ONE.get(label, label) if n == 1 else label) for n, label in out]
 
 
+def _kpis(summary: AuditSummary) -> str:
+    """The head figures (:func:`_tallies`) as the report's boxes."""
+    return '<div class="kpis">' + "".join(f"<div><b>{n}</b>{label}</div>" for n, label in _tallies(summary)) + "</div>"
+
+
 def tally_line(summary: AuditSummary) -> str:
     """The report's head figures as one line ("13 batches, 3 reveals, 3 said, 4 verdicts"), for the command line."""
     return ", ".join(f"{n} {label}" for n, label in _tallies(summary))
@@ -597,8 +604,7 @@ def _play_figures(summary: AuditSummary, players: list[str]) -> str:
     """Speed, Spit, Cheat, Pai Jie: what each player did (cards laid, batches) and what the referee ruled."""
     obs = summary.observations
     kinds = sorted({str(v.get("kind")) for v in summary.verdicts if v.get("player")})[:7]
-    head = '<div class="kpis">' + "".join(f"<div><b>{n}</b>{label}</div>" for n, label in _tallies(summary)) + \
-        "</div>"
+    head = _kpis(summary)
     # what each player laid, where the log names who laid it (a Cheat batch seen but never claimed names nobody: the
     # referee knows whose turn it was, the camera does not; a column of noughts would say nobody played)
     laid = {name: sum(1 for o in obs if o.get("player") == name and o.get("type") in ("card", "facedown", "claim"))
