@@ -32,6 +32,7 @@ from calibration.layout import Layout, LayoutError, draw_zones
 from engine.events import Event, GameHeader
 from engine.games import new_referee
 from models.reader import attach_deck, load_card_model
+from tablecam.cores import one_blas_thread
 from tablecam.gamelog import LogWriter
 from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
 from tablecam.said import SaidError
@@ -221,6 +222,7 @@ def read_said(path: str | Path, game: str, players: list[str]) -> list[Event]:
         raise AuditError(str(e)) from None
 
 
+@one_blas_thread
 def audit(video: str | Path, game: str, players: list[str], layout: str | Path, out: str | Path,
           model: str | Path | None = None, dealer: str | None = None, variants: dict | None = None,
           use_audio: bool = True, annotate: bool = True, progress: bool = True, conf: float = 0.3,

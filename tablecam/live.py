@@ -35,6 +35,7 @@ from engine.verdicts import Verdict
 from models.reader import attach_deck, load_card_model
 from tablecam.audio_out import Player
 from tablecam.audit import piles_moved
+from tablecam.cores import one_blas_thread
 from tablecam.gamelog import LogWriter
 from tablecam.hints import HINT_GAMES, HintTimer, speak_hint
 from tablecam.overlay import Overlay, Window
@@ -153,6 +154,7 @@ def trigger_say(game: str, card: str) -> str | None:
     return None
 
 
+@one_blas_thread
 def run_live(*, video: str | None = None, camera: int | None = None, game: str, players: list[str],
              layout: str | Path, model: str | Path, log_path: str | Path, player: Player,
              realtime: bool = True, seconds: float | None = None, use_audio: bool = True,
