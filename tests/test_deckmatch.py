@@ -241,6 +241,26 @@ def test_a_failed_read_does_not_stand_for_the_card_it_was_on(deck) -> None:
     assert FACES[k] == "JS", k
 
 
+def test_a_search_that_found_nothing_is_not_made_again_while_the_table_there_is_unchanged(deck, monkeypatch) -> None:
+    """A box on bare cloth (a back, a hand: no card of the deck) found nothing: a box a few pixels off a moment
+    later, the table unchanged, is told so without a search; once a card lies there it is searched and read."""
+    frame = table_frame(4)
+    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+    searches = []
+    angles = matcher._angles
+    monkeypatch.setattr(matcher, "_angles", lambda *a: searches.append(1) or angles(*a))
+    quad = card_quad((10.0, -5.0), 12.0)
+    assert deck_read(matcher.scores(frame, box_of(quad)))[0] == -1
+    assert deck_read(matcher.scores(frame, box_of(quad, np.array([3.0, -2.0, 1.0, 4.0]))))[0] == -1
+    assert len(searches) == 1
+    far = card_quad((40.0, -5.0), 12.0)  # (another place: searched)
+    assert deck_read(matcher.scores(frame, box_of(far)))[0] == -1
+    assert len(searches) == 2
+    lay_card(frame, deck.image("9D", 200), quad)
+    k, _ = deck_read(matcher.scores(frame, box_of(quad, np.array([3.0, -2.0, 1.0, 4.0]))))
+    assert FACES[k] == "9D" and len(searches) == 3
+
+
 @pytest.mark.parametrize("share", [0.55, 0.6])
 def test_a_weak_read_of_part_of_a_card_does_not_stand_for_it(deck, share: float) -> None:
     """TM-1: a box on the lower part of a card (the hand that laid it still under it: rendered Slapjack 4p s238's JC
