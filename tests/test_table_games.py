@@ -509,6 +509,14 @@ def test_a_spit_column_card_read_as_its_look_alike_is_renamed_by_a_surer_read_wh
     assert ("col:B:3", "KC") in {(c.zone, c.card) for c in w.cards}
     assert play_kc(watcher(("col:B:3", "KS", 0.9))) == [("col:B:3", "KS")]
     assert play_kc(watcher(("col:B:3", "KS", 0.781), ("col:A:1", "KS", 0.7))) == [("col:A:1", "KS"), ("col:B:3", "KS")]
+    # SP-10: a column that read its card at its place once the card had landed: the card never left it; what landed
+    # was a spit card (rendered Spit 2p s5 3.19 s: 6S spat on the right pile while B4's 6C, read 6C at 0.76, lay still)
+    still = watcher(("col:B:3", "KS", 0.781))
+    next(tr for tr in still.trackers if tr.zone.name == "col:B:3")._last_seen["KS"] = 11.2
+    assert play_kc(still) == [("col:B:3", "KS")]
+    left = watcher(("col:B:3", "KS", 0.781))
+    next(tr for tr in left.trackers if tr.zone.name == "col:B:3")._last_seen["KS"] = 11.0  # (before it landed)
+    assert play_kc(left) == [("col:B:3", "KC")]
 
 
 def test_a_centre_pile_the_detector_boxes_nothing_on_is_read_with_the_deck_where_its_top_lay() -> None:

@@ -17,6 +17,7 @@ import bisect
 import dataclasses
 import heapq
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -545,7 +546,9 @@ class TableWatcher:
         still held back, seen landing nowhere else) was read less surely as its look-alike, was that card (rendered
         Spit s12 10.4 s: B's KC turned up on column 3, read KS at 0.78, the deck's pictures of KS, KC and QC alike
         at that size; played on the right pile at 11.1 s and read KC at 0.9 there). The column's card and its
-        held-back line are renamed; else the referee refuses the play (no column shows KC) and keeps the KS."""
+        held-back line are renamed; else the referee refuses the play (no column shows KC) and keeps the KS. Not a
+        column that read its card at its place once the card had landed: it never left (a spit card, rendered Spit
+        2p s5 3.19 s: 6S on the right pile, while column B4's 6C, read 6C at 0.76 and then 0.87, lay still)."""
         columns = {col.zone.name: col for col in self._columns()}
         for card in landed:
             if any(card.card in col.stack for col in columns.values()):
@@ -553,7 +556,8 @@ class TableWatcher:
             landed_elsewhere = {c.card for c in self.cards if c.zone not in columns}
             held = [k for k, (_, _, ev, _) in enumerate(self._pending)
                     if ev.type == "card" and ev.zone in columns and _look_alike(ev.card, card.card)
-                    and (ev.conf or 0.0) < card.conf and ev.card not in landed_elsewhere]
+                    and (ev.conf or 0.0) < card.conf and ev.card not in landed_elsewhere
+                    and (columns[ev.zone].last_seen(ev.card) or -math.inf) <= card.t]
             if len(held) != 1:
                 continue
             k = held[0]
