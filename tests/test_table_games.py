@@ -136,6 +136,42 @@ def test_a_card_taken_back_is_a_remove_and_may_be_played_again() -> None:
     assert tr.top == "9S" and "4H" not in tr.history
 
 
+def _looks(tr: PileTracker, seq: list[Detections], shades: list[int]) -> None:
+    for i, (d, shade) in enumerate(zip(seq, shades, strict=True)):
+        tr.remember(i, i / 30, grey(shade))
+        tr.update(i, i / 30, d)
+
+
+def test_a_top_hidden_by_the_hand_laying_the_next_card_was_not_taken_back() -> None:
+    """SP-8: the hand laying the next card hides the top for a few frames before that card lands (rendered Spit 2p s5
+    6.83 s: 7H's hand over 6C for 0.4 s; s11 6.17 s: 10S's over 8D): the top was taken for taken back, and the
+    referee told of a remove that never was. A top went before a card landed only where a card under it showed since
+    it was last seen; else the new card lies on it."""
+    tr = PileTracker(ZONE, CROP, confirm=2, every=1, removals=True, races=True)
+    under, top, new = ("9S", (150, 150, 230, 260)), ("4H", (160, 150, 240, 260)), ("5C", (170, 160, 250, 270))
+    hand = ("hand", (100, 100, 300, 300))
+    _looks(tr, [dets(under)] * 3 + [dets(under, top)] * 3 + [dets(hand)] * 8 + [dets(new)] * 4,
+           [40] * 3 + [100] * 3 + [160] * 8 + [220] * 4)
+    assert tr.removed == [] and tr.stack == ["9S", "4H", "5C"]
+    # (the card under it showed: the top was taken back first, by the hand that then laid the new card)
+    tr = PileTracker(ZONE, CROP, confirm=2, every=1, removals=True, races=True)
+    _looks(tr, [dets(under)] * 3 + [dets(under, top)] * 3 + [dets(hand)] * 3 + [dets(hand, under)] + [dets(hand)] * 4
+           + [dets(new)] * 4, [40] * 3 + [100] * 3 + [160] * 8 + [220] * 4)
+    assert [r.card for r in tr.removed] == ["4H"] and tr.stack == ["9S", "5C"]
+
+
+def test_a_top_taken_back_under_a_hand_boxed_as_a_card_back_went_when_a_look_first_missed_it() -> None:
+    """SP-8 with EVENTS.md ``remove`` (when the card left): a hand taking the top back may be boxed as a card back over
+    the pile (rendered Spit s11 7.07 s: 10S), which otherwise says a card is on its way there and the top is only
+    hidden; once the card under it shows alone, the top went at the first look that missed it, not later."""
+    tr = PileTracker(ZONE, CROP, confirm=2, every=1, removals=True)
+    under, top, back = ("9S", (150, 150, 230, 260)), ("4H", (160, 150, 240, 260)), ("back", (140, 140, 260, 280))
+    _looks(tr, [dets(under)] * 3 + [dets(under, top)] * 3 + [dets(back)] * 2 + [dets(under)] * 5,
+           [40] * 3 + [100] * 3 + [160] * 2 + [40] * 5)
+    assert [r.card for r in tr.removed] == ["4H"]
+    assert tr.removed[0].t == pytest.approx(6 / 30)
+
+
 def test_face_down_batches_are_counted_from_their_new_backs_and_a_reveal_names_its_cards() -> None:
     """CH-2: the count is the backs that were not there before; CH-4: the faces turned up are the reveal."""
     w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)

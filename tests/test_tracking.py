@@ -623,15 +623,16 @@ def test_a_row_card_under_an_arm_the_detector_misses_is_gone_only_once_its_place
 
 
 def test_a_row_card_hidden_by_the_hand_laying_the_next_is_not_taken_back() -> None:
-    """PJ-3: on a pile, a top unseen under a hand when the next card lands went before it (taken back); along a row
-    the hand laying the next card passes over the last one (rendered Pai Jie s238: QH "taken" and laid again)."""
+    """PJ-3: on a pile, a top unseen under a hand when the next card lands, where the card under it showed meanwhile,
+    went before it (taken back); along a row the hand laying the next card passes over the last one (rendered Pai Jie
+    s238: QH "taken" and laid again)."""
     hand = ("hand", 0.8, (110.0, 120.0, 300.0, 300.0))
     qc, jc, kc = (("QC", 0.9, (200.0, 150.0, 280.0, 260.0)), ("JC", 0.9, (120.0, 150.0, 195.0, 260.0)),
                   ("KC", 0.9, (205.0, 180.0, 285.0, 290.0)))
     for row in (True, False):
         tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=row)
-        looks = [((qc,), (qc,))] * 3 + [((qc, jc), (qc, jc))] * 3 + [((qc, jc), (hand,))] * 6 \
-            + [((qc, jc, kc), (kc, hand))] * 3 + [((qc, jc, kc), (jc, kc))] * 3
+        looks = [((qc,), (qc,))] * 3 + [((qc, jc), (qc, jc))] * 3 + [((qc, jc), (qc, hand))] \
+            + [((qc, jc), (hand,))] * 5 + [((qc, jc, kc), (kc, hand))] * 3 + [((qc, jc, kc), (jc, kc))] * 3
         _feed_looks(tr, looks)
         assert [r.card for r in tr.removed] == ([] if row else ["JC"])
 

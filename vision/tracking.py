@@ -249,6 +249,8 @@ class PileTracker:
     stack: list = field(default_factory=list)  # the confirmed tops, oldest first (the current top last)
     _missing: int = 0  # looks in a row that saw the cards under the top but not the top
     _missing_since: tuple[float, int] | None = None
+    _under_shown: bool = False  # since then, a look read a card under the top, hands over the pile or not
+    _first_missed: tuple[float, int] | None = None  # the first look that missed the top, a card back over it or not
     removed: list = field(default_factory=list)  # RemoveSeen, for the caller to collect
     emptied: list = field(default_factory=list)  # (top, t): the pile seen taken at t with that top, for the caller
     races: bool = False  # two new cards at two places may be confirmed together (Speed and Spit races)
@@ -521,7 +523,9 @@ class PileTracker:
         dated = sorted(under) + dated
         out: list[CardSeen] = []
         if self.removals and not self.row and self._missing_since is not None and self.top is not None and self.stack \
-                and dated and self._missing_since[0] < dated[0][0] - 0.12:  # (not a hand about to lay a card)
+                and dated and self._missing_since[0] < dated[0][0] - 0.12 and self._under_shown:
+            # (not a hand about to lay a card: the card under the top showed, rendered Spit 2p s5 6.83 s: the hand
+            # laying 7H hid 6C for 0.4 s before it landed, and 6C was taken for taken back)
             self._take_back()  # the top went before these landed (a hand hid the pile while it went; along a row the
             # hand laying the next card passes over the last one, which stays)
         before = self._top_t if self.top is not None else None  # the top before these cards
@@ -771,12 +775,15 @@ class PileTracker:
         ``coming``: a card back over the pile (a card on its way onto it) hides the top; it did not go."""
         below = self.stack[:-1]
         if self.top is None or self.top in seen or not below:
-            self._missing, self._missing_since = 0, None
+            self._missing, self._missing_since, self._under_shown, self._first_missed = 0, None, False, None
             return
+        if self._first_missed is None:
+            self._first_missed = (t, index)
         if coming and self._missing_since is None:
             return
         if self._missing_since is None:
             self._missing_since = (t, index)  # the look that first missed it (a hand may be taking it)
+        self._under_shown = self._under_shown or any(c in seen for c in below)
         if hands or not any(c in seen for c in below):
             return  # nothing to tell yet: wait for a clear look
         self._missing += 1
@@ -803,13 +810,15 @@ class PileTracker:
 
     def _take_back(self) -> None:
         assert self._missing_since is not None
-        t0, i0 = self._missing_since
+        # (it went when a look first missed it: the hand taking it may show as a card back over the pile, rendered
+        # Spit s11 7.07 s: 10S taken back under a hand boxed as a back, gone in the first look after)
+        t0, i0 = min(self._missing_since, self._first_missed or self._missing_since)
         card = self.stack.pop()
         self.history.discard(card)  # it may be played again
         self.removed.append(RemoveSeen(t0, self.zone.name, card, i0))
         self.top = self.stack[-1] if self.stack else None
         self._top_t = t0
-        self._missing, self._missing_since = 0, None
+        self._missing, self._missing_since, self._under_shown, self._first_missed = 0, None, False, None
 
     def _lose(self, code: str) -> None:
         """``code`` is no longer on this pile (it may be played again): the top is the card under it."""
