@@ -172,6 +172,43 @@ def test_a_top_taken_back_under_a_hand_boxed_as_a_card_back_went_when_a_look_fir
     assert tr.removed[0].t == pytest.approx(6 / 30)
 
 
+def _table(*cards: tuple[tuple[int, int, int, int], list[tuple[int, int]]]) -> np.ndarray:
+    """A green cloth with white cards (box, black pips at frame pixels), each over the ones before."""
+    img = np.full((480, 640, 3), (40, 110, 60), np.uint8)
+    for (x0, y0, x1, y1), pips in cards:
+        img[y0:y1, x0:x1] = 235
+        for x, y in pips:
+            cv2.circle(img, (x, y), 6, (20, 20, 20), -1)
+    return img
+
+
+def test_a_card_under_the_top_laid_anew_over_it_was_taken_back_unseen_and_played_again() -> None:
+    """SP-8 (a card taken back may be played again): rendered Speed s12 took 9S back at 9.14 s under the hand that
+    laid 8S, and played it again at 9.85 s; read where 8S was not, 9S was taken for the card under 8S uncovered, and
+    8S for taken back. A card under the top that shows no longer as it lay (its middle's pips elsewhere by more than a
+    pixel or two) was laid anew: it left the pile when last seen there, and is a new card on the top. The same card
+    uncovered, as it lay, means the top was taken back."""
+    nine = ((150, 150, 230, 260), [(170, 175), (210, 175), (190, 205), (170, 235), (210, 235)])
+    eight = ((165, 160, 245, 270), [(185, 185), (225, 185), (185, 245), (225, 245)])
+    again = ((156, 157, 236, 267), [(x + 6, y + 7) for x, y in nine[1]])
+    read = {"9S": ("9S", nine[0]), "8S": ("8S", eight[0]), "9S again": ("9S", again[0])}
+
+    def play(last: tuple, seen: str) -> PileTracker:
+        tr = PileTracker(ZONE, CROP, confirm=2, every=1, removals=True, races=True)
+        frames = [(_table(nine), dets(read["9S"]))] * 4 + [(_table(nine, eight), dets(read["8S"]))] * 4 \
+            + [(_table(*last), dets(read[seen]))] * 5
+        for i, (img, d) in enumerate(frames):
+            tr.remember(i, i / 30, img)
+            tr.update(i, i / 30, d)
+        return tr
+
+    tr = play((nine, eight, again), "9S again")
+    assert [(r.card, r.t) for r in tr.removed] == [("9S", pytest.approx(3 / 30))]
+    assert tr.stack == ["8S", "9S"]
+    tr = play((nine,), "9S")
+    assert [r.card for r in tr.removed] == ["8S"] and tr.stack == ["9S"]
+
+
 def test_face_down_batches_are_counted_from_their_new_backs_and_a_reveal_names_its_cards() -> None:
     """CH-2: the count is the backs that were not there before; CH-4: the faces turned up are the reveal."""
     w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1)

@@ -56,6 +56,12 @@ TELLING_SAME = 0.8
 #: its telling pixels at 9.867 s, 0.9 and 1.0 on either side; dated 9.900 s it was a new card read 3S, "three on
 #: three", and the real 3S played at 15.2 s was refused)
 TELLING_DIP = 2
+#: a card under the top read again where the top is not read, whose middle in its first clean look matches the frame
+#: now in less than this share of its telling pixels' ink (shifted up to REPLAY_SHIFT pixels; paper matches paper
+#: anywhere), was laid anew on the pile, not uncovered: taken back unseen and played again (rendered Speed s12 9.9 s:
+#: 9S, taken back at 9.14 s under the hand laying 8S, played again on 7C, was taken for 8S taken back)
+REPLAY_MATCH = 0.5
+REPLAY_SHIFT = 2
 #: (dx, dy) pixel shifts that must all match worse than unshifted: the card is at rest, not sliding in (rendered Spit:
 #: a card at rest under a hand 0.59-0.68 unshifted against 0.44-0.56 shifted; one sliding the last pixels into its
 #: place 0.38-0.54 against 0.53-0.59)
@@ -259,6 +265,7 @@ class PileTracker:
     also: list = field(default_factory=list)  # cards confirmed with (and under) the one update returned
     _recent_all: deque = field(default_factory=deque)  # every new card of each recent run
     _first_look: dict = field(default_factory=dict)  # new card -> the first look that saw it with no hand over it
+    _snap: dict = field(default_factory=dict)  # a race pile's card -> (crop region, its middle in a clean look)
     _first_read: dict = field(default_factory=dict)  # new card -> the first look that read it at all
     _read_where: dict = field(default_factory=dict)  # new card -> (frame index, box) of that first read
     _read_conf: dict = field(default_factory=dict)  # new card -> its surest read since that first read
@@ -439,6 +446,7 @@ class PileTracker:
             # its place is seen bare and still
             stirred = self.row and any(self.moving(self._place[c]) for c in self.stack
                                        if c not in there and c in self._place)
+            there -= self._laid_anew(index, inside, hand_boxes)
             self._check_removed(index, t, there, hand_over or stirred, back_over)
             self._check_buried(index, t, there, hand_over or stirred or any(n not in self.history for n in looked))
         # (whether a card seen before is forgotten is asked of when it was seen before this look; once forgotten, it
@@ -870,11 +878,67 @@ class PileTracker:
         """When a confirmed card first showed: walked back from a clean look at it (:meth:`first_seen`), and no later
         than the first look that read it at all (by then it showed, though a hand hid its middle from the frames
         since: the hand that laid it, going back)."""
-        shown = self.first_seen(tuple(float(v) for v in box), self._first_look.pop(code, t))
+        t_ref = self._first_look.pop(code, t)
+        shown = self.first_seen(tuple(float(v) for v in box), t_ref)
+        if self.races and self.removals:
+            self._snap_middle(code, box, t_ref)
         read = self._first_read.pop(code, shown)
         self._read_where.pop(code, None)
         self._read_conf.pop(code, None)
         return read if shown - READ_BOUND_S <= read < shown else shown
+
+    def _snap_middle(self, code: str, box: Any, t_ref: float) -> None:
+        """Keep the middle of ``code``'s box as the kept frame at ``t_ref`` shows it (:meth:`_laid_anew`)."""
+        frames = [f for f in self._frames if f[1] <= t_ref + 1e-9]
+        if not frames:
+            return
+        x0, y0 = self.crop[0], self.crop[1]
+        mx0, my0, mx1, my1 = _middle(box)
+        region = (max(0, int(my0 - y0)), int(my1 - y0), max(0, int(mx0 - x0)), int(mx1 - x0))
+        patch = frames[-1][2][region[0]:region[1], region[2]:region[3]].astype(np.int16)
+        if patch.size:
+            self._snap[code] = (region, patch)
+
+    def _laid_anew(self, index: int, inside: list[tuple[float, str, Any]], hand_boxes: list[Any]) -> set[str]:
+        """Cards under the top read in this look, the top not read, that were laid anew over it (their middle no
+        longer as in their first clean look, :data:`REPLAY_MATCH`): taken back unseen and played again. Each leaves
+        the pile (a ``remove`` dated from when it was last seen lying there) and is a new card. Not a card a hand is
+        over (the hand taking the top back covers part of the card it uncovers), nor one with another card read over
+        its middle (rendered Spit s2 11.3 s: KH and JH peeking out from under two eights landing together)."""
+        if not self.races or not self.removals or self.top is None or not self._frames \
+                or any(n == self.top for _, n, _ in inside):
+            return set()
+        grey = self._frames[-1][2]
+        H, W = grey.shape
+        out = set()
+        for _, n, b in inside:
+            if n not in self.stack[:-1] or n not in self._snap or n in out or any(_overlap(b, h) for h in hand_boxes) \
+                    or any(n2 != n and _overlap(_middle(b), b2) for _, n2, b2 in inside):
+                continue  # (another card read over its middle: it peeks out from under that one)
+            (ry0, ry1, rx0, rx1), patch = self._snap[n]
+            telling = _telling(patch)
+            if telling is None:
+                continue
+            telling &= patch < float(np.median(patch)) - SAME_GREY  # (its ink: paper matches paper anywhere)
+            if telling.sum() < PART_TELLING:
+                continue
+            want = patch[telling]
+            best = 0.0
+            for dy in range(-REPLAY_SHIFT, REPLAY_SHIFT + 1):
+                for dx in range(-REPLAY_SHIFT, REPLAY_SHIFT + 1):
+                    if ry0 + dy < 0 or rx0 + dx < 0 or ry1 + dy > H or rx1 + dx > W:
+                        continue
+                    now = grey[ry0 + dy:ry1 + dy, rx0 + dx:rx1 + dx].astype(np.int16)
+                    if now.shape == patch.shape:
+                        best = max(best, float((np.abs(now[telling] - want) < SAME_GREY).mean()))
+            if best < REPLAY_MATCH:
+                out.add(n)
+        for n in out:
+            last = self._last_seen.get(n, self._frames[-1][1])
+            self._lose(n)
+            self._snap.pop(n, None)
+            self.removed.append(RemoveSeen(last, self.zone.name, n, index))
+        return out
 
     def first_seen(self, box: tuple[float, float, float, float], t_ref: float) -> float:
         """The earliest kept frame from which the card's area (the middle of its box) looked as it did at ``t_ref``

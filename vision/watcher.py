@@ -660,9 +660,11 @@ class TableWatcher:
             player = self.slapper.arm_on(gone.zone, gone.t - TAKE_BACK_S, gone.t + 0.05)
         if self.arms is not None and box is not None:  # (the arm reaching it as it went, or carrying it away)
             player = self.arms.who(box, gone.t - ROW_TAKE_S, gone.t + ROW_TAKE_S)
-        ev = Event(t=round(gone.t, 4), type="remove", zone=gone.zone, card=gone.card, player=player,
-                   evidence=evidence)
-        heapq.heappush(self._pending, (gone.t, next(self._seq), ev, gone))
+        # (no earlier than what is already released: a card seen laid anew went unseen, some time after it was last
+        # seen lying there, perhaps before lines already logged; the log stays in time order)
+        t = max(gone.t, self._released_t)
+        ev = Event(t=round(t, 4), type="remove", zone=gone.zone, card=gone.card, player=player, evidence=evidence)
+        heapq.heappush(self._pending, (t, next(self._seq), ev, gone))
 
     def _card_times(self, landed: list[CardSeen]) -> list[tuple[float, float, str | None]]:
         """(t, t_err, source) for cards confirmed together. In the race games (Speed, Spit: two cards on one pile
