@@ -108,6 +108,19 @@ def _telling(look: np.ndarray) -> np.ndarray | None:
     return telling if telling.sum() >= PART_TELLING else None
 
 
+def _ink_match(grey: np.ndarray, region: tuple[int, int, int, int], telling: np.ndarray, want: np.ndarray,
+               dx: int = 0, dy: int = 0) -> float:
+    """Share of a clean look's ``telling`` pixels (values ``want``) that ``grey`` matches at ``region`` shifted by
+    (``dx``, ``dy``): is that card still the one lying there? 0 where the shifted region leaves the frame."""
+    y0, y1, x0, x1 = region
+    if y0 + dy < 0 or x0 + dx < 0 or y1 + dy > grey.shape[0] or x1 + dx > grey.shape[1]:
+        return 0.0
+    now = grey[y0 + dy:y1 + dy, x0 + dx:x1 + dx]
+    if now.shape != telling.shape:
+        return 0.0
+    return float((np.abs(now.astype(np.int16)[telling] - want) < SAME_GREY).mean())
+
+
 def _box_shift(box: Any, other: Any) -> float:
     """How far ``other`` lies from ``box`` (x0 y0 x1 y1): the edge that moved most, as a share of ``box``'s size."""
     return max(abs(float(box[i]) - float(other[i])) for i in range(4)) \
@@ -783,7 +796,7 @@ class PileTracker:
         ``coming``: a card back over the pile (a card on its way onto it) hides the top; it did not go."""
         below = self.stack[:-1]
         if self.top is None or self.top in seen or not below:
-            self._missing, self._missing_since, self._under_shown, self._first_missed = 0, None, False, None
+            self._reset_missing()
             return
         if self._first_missed is None:
             self._first_missed = (t, index)
@@ -820,18 +833,24 @@ class PileTracker:
         assert self._missing_since is not None
         # (it went when a look first missed it: the hand taking it may show as a card back over the pile, rendered
         # Spit s11 7.07 s: 10S taken back under a hand boxed as a back, gone in the first look after)
-        t0, i0 = min(self._missing_since, self._first_missed or self._missing_since)
+        t0, i0 = self._first_missed or self._missing_since  # (never after it: set in the same look or before)
         card = self.stack.pop()
         self.history.discard(card)  # it may be played again
         self.removed.append(RemoveSeen(t0, self.zone.name, card, i0))
         self.top = self.stack[-1] if self.stack else None
         self._top_t = t0
+        self._snap.pop(card, None)
+        self._reset_missing()
+
+    def _reset_missing(self) -> None:
+        """The top shows again (or there is none to miss): start counting looks that miss it afresh."""
         self._missing, self._missing_since, self._under_shown, self._first_missed = 0, None, False, None
 
     def _lose(self, code: str) -> None:
         """``code`` is no longer on this pile (it may be played again): the top is the card under it."""
         self.stack.remove(code)
         self.history.discard(code)
+        self._snap.pop(code, None)
         self._peeking.discard(code)
         self._gone.pop(code, None)
         if self.top == code:
@@ -871,6 +890,8 @@ class PileTracker:
         gone = {c for c in self.history if self._seen_at.get(c, t) <= t}
         self.history -= gone
         self.stack = [c for c in self.stack if c not in gone]
+        for c in gone:
+            self._snap.pop(c, None)
         if self.top in gone:
             self.top = None
 
@@ -887,14 +908,18 @@ class PileTracker:
         self._read_conf.pop(code, None)
         return read if shown - READ_BOUND_S <= read < shown else shown
 
+    def _middle_region(self, box: Any) -> tuple[int, int, int, int]:
+        """The middle of ``box`` (frame coordinates) as rows and columns of this pile's crop: y0, y1, x0, x1."""
+        x0, y0 = self.crop[0], self.crop[1]
+        mx0, my0, mx1, my1 = _middle(box)
+        return max(0, int(my0 - y0)), int(my1 - y0), max(0, int(mx0 - x0)), int(mx1 - x0)
+
     def _snap_middle(self, code: str, box: Any, t_ref: float) -> None:
         """Keep the middle of ``code``'s box as the kept frame at ``t_ref`` shows it (:meth:`_laid_anew`)."""
         frames = [f for f in self._frames if f[1] <= t_ref + 1e-9]
         if not frames:
             return
-        x0, y0 = self.crop[0], self.crop[1]
-        mx0, my0, mx1, my1 = _middle(box)
-        region = (max(0, int(my0 - y0)), int(my1 - y0), max(0, int(mx0 - x0)), int(mx1 - x0))
+        region = self._middle_region(box)
         patch = frames[-1][2][region[0]:region[1], region[2]:region[3]].astype(np.int16)
         if patch.size:
             self._snap[code] = (region, patch)
@@ -909,13 +934,12 @@ class PileTracker:
                 or any(n == self.top for _, n, _ in inside):
             return set()
         grey = self._frames[-1][2]
-        H, W = grey.shape
         out = set()
         for _, n, b in inside:
             if n not in self.stack[:-1] or n not in self._snap or n in out or any(_overlap(b, h) for h in hand_boxes) \
                     or any(n2 != n and _overlap(_middle(b), b2) for _, n2, b2 in inside):
                 continue  # (another card read over its middle: it peeks out from under that one)
-            (ry0, ry1, rx0, rx1), patch = self._snap[n]
+            region, patch = self._snap[n]
             telling = _telling(patch)
             if telling is None:
                 continue
@@ -923,20 +947,12 @@ class PileTracker:
             if telling.sum() < PART_TELLING:
                 continue
             want = patch[telling]
-            best = 0.0
-            for dy in range(-REPLAY_SHIFT, REPLAY_SHIFT + 1):
-                for dx in range(-REPLAY_SHIFT, REPLAY_SHIFT + 1):
-                    if ry0 + dy < 0 or rx0 + dx < 0 or ry1 + dy > H or rx1 + dx > W:
-                        continue
-                    now = grey[ry0 + dy:ry1 + dy, rx0 + dx:rx1 + dx].astype(np.int16)
-                    if now.shape == patch.shape:
-                        best = max(best, float((np.abs(now[telling] - want) < SAME_GREY).mean()))
-            if best < REPLAY_MATCH:
+            shifts = range(-REPLAY_SHIFT, REPLAY_SHIFT + 1)
+            if max(_ink_match(grey, region, telling, want, dx, dy) for dy in shifts for dx in shifts) < REPLAY_MATCH:
                 out.add(n)
         for n in out:
             last = self._last_seen.get(n, self._frames[-1][1])
             self._lose(n)
-            self._snap.pop(n, None)
             self.removed.append(RemoveSeen(last, self.zone.name, n, index))
         return out
 
@@ -946,9 +962,7 @@ class PileTracker:
         frames = [f for f in self._frames if f[1] <= t_ref + 1e-9]
         if not frames:  # read before the oldest kept frame
             return t_ref
-        x0, y0 = self.crop[0], self.crop[1]
-        mx0, my0, mx1, my1 = _middle(box)
-        sx0, sx1, sy0, sy1 = max(0, int(mx0 - x0)), int(mx1 - x0), max(0, int(my0 - y0)), int(my1 - y0)
+        sy0, sy1, sx0, sx1 = self._middle_region(box)
         _, t_last, ref = frames[-1]
         ref = ref[sy0:sy1, sx0:sx1].astype(np.int16)
         if ref.size == 0:
@@ -981,26 +995,18 @@ class PileTracker:
         sliding in matches better where it was going), and taken only when the walk ends on a frame where the card
         was not there (less than :data:`PART_GONE` of the least it matched) within :data:`READ_BOUND_S`: a card on
         a card of the same look matches in part all along."""
-        sy0, sy1, sx0, sx1 = region
         telling = _telling(ref)
         if telling is None:
             return first
         want = ref[telling]
-
-        def match(grey: np.ndarray, dx: int = 0, dy: int = 0) -> float:
-            return float((np.abs(grey[sy0 + dy:sy1 + dy, sx0 + dx:sx1 + dx].astype(np.int16)[telling] - want)
-                          < SAME_GREY).mean())
-
         least, earliest = 1.0, first
         for _, t, grey in reversed(frames):
             if first - t > READ_BOUND_S + 1e-9:
                 return first
-            here = match(grey)
+            here = _ink_match(grey, region, telling, want)
             if here < PART_SHOWN:
                 return earliest if here < PART_GONE * least and earliest < first else first
-            H, W = grey.shape
-            shifted = max((match(grey, dx, dy) for dx, dy in PART_SHIFTS
-                           if sy0 + dy >= 0 and sy1 + dy <= H and sx0 + dx >= 0 and sx1 + dx <= W), default=0.0)
+            shifted = max(_ink_match(grey, region, telling, want, dx, dy) for dx, dy in PART_SHIFTS)
             if shifted >= here:
                 return first
             least, earliest = min(least, here), t
