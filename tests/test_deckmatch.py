@@ -455,3 +455,35 @@ def test_a_read_of_part_of_a_card_does_not_stand_for_a_box_much_larger(deck) -> 
     assert np.array_equal(matcher.scores(frame, part + 0.5), part_scores) and len(searches) == 1
     k, _ = deck_read(matcher.scores(frame, whole))
     assert FACES[k] == "5S" and len(searches) == 2
+
+
+@pytest.mark.skipif(not SHIPPED_READER.is_file(), reason="no shipped card reader")
+def test_only_faces_where_a_card_is_watched_are_compared_with_the_deck(deck) -> None:
+    """A face the watcher does not watch (its middle on no pile: in a hand, on a stock) costs no deck search; it
+    keeps the reader's own read. The one on a watched place is read from the deck's pictures as before."""
+    frame = table_frame(4)
+    on_pile, elsewhere = card_quad((-80.0, 0.0), 8.0), card_quad((90.0, 10.0), -15.0)
+    lay_card(frame, deck.image("JD", 200), on_pile)
+    lay_card(frame, deck.image("7S", 200), elsewhere)
+    found = _Boxes(("JD", 0.8, box_of(on_pile)), ("7S", 0.8, box_of(elsewhere)))
+    reader = CardReader(SHIPPED_READER, turns=2)
+    rd = ReadingDetector(detector=found, reader=reader,
+                         deck=DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM))
+    asked: list[float] = []
+    scores = rd.deck.scores
+
+    def counted(frame_: np.ndarray, box: np.ndarray, *a, **k) -> np.ndarray:
+        asked.append(float(box[0] + box[2]) / 2)
+        return scores(frame_, box, *a, **k)
+
+    rd.deck.scores = counted
+    rd.watched = lambda box: (box[0] + box[2]) / 2 < W / 2  # the left half of the table is the pile
+    out = rd(frame)
+    assert asked and all(x < W / 2 for x in asked)  # the deck never looked at the right-hand card
+    names = {str(n) for b, n in zip(out.xyxy, out.class_name, strict=True) if (b[0] + b[2]) / 2 < W / 2}
+    assert names == {"JD"}
+    rd.watched = None  # nobody says: every face is compared
+    rd._memo.clear()
+    asked.clear()
+    rd(frame)
+    assert any(x > W / 2 for x in asked)

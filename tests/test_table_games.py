@@ -426,6 +426,23 @@ def test_a_still_spit_column_is_looked_at_less_often_than_a_centre_pile() -> Non
     assert columns and all(1 <= n <= frames // COLUMN_RETRY + 1 for n in columns)
     assert max(columns) * 2 <= min(centre)
 
+def test_the_reader_is_told_which_places_are_watched() -> None:
+    """Only faces on a watched zone are worth the deck's search (``ReadingDetector.watched``): the middle of a box
+    on a column or a centre pile is watched, one on the bare table between the seats is not."""
+
+    class Watching(_Model):
+        watched = None
+
+    sc = make_script("spit", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "spit", Watching(), 30.0)
+    assert w.detector.watched is not None
+    for tr in w.trackers:
+        (x0, y0), (x1, y1) = tr.zone.polygon.min(0), tr.zone.polygon.max(0)
+        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+        assert w.detector.watched((mx - 20, my - 30, mx + 20, my + 30)), tr.zone.name
+    assert not w.detector.watched((2.0, 2.0, 40.0, 60.0))
+
+
 def test_a_shared_look_feeds_every_zone_in_it() -> None:
     """Each zone of a shared look gets the look's detections (a card on the second column is that column's)."""
     sc = make_script("spit", 2, 3, 5.0)

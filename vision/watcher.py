@@ -207,6 +207,7 @@ class TableWatcher:
                                               min_conf=self.min_conf, image_to_mm=self.layout.homography,
                                               deck=getattr(self.detector, "deck", None),
                                               count_outlines=not getattr(self.detector, "boxes_each_card", False)))
+        self._zone_bounds = {tr.zone.name: (*tr.zone.polygon.min(0), *tr.zone.polygon.max(0)) for tr in self.trackers}
         # a game with many zones close together shares looks between neighbours (at most twice the model's input a
         # side); the others look at each zone on its own
         self.looks = shared_looks(self.trackers, size, side, 2 * side, own=("left", "right")) \
@@ -240,6 +241,8 @@ class TableWatcher:
             self.detector.expect = expect
         if self.game in CARDS_STAY_ON_THEIR_PILE and hasattr(self.detector, "elsewhere"):
             self.detector.elsewhere = self._on_other_piles
+        if hasattr(self.detector, "watched"):
+            self.detector.watched = self._watched_place
 
     def _ready_at(self, ev: Event) -> float:
         if self.slap_hold_s is None:
@@ -527,6 +530,13 @@ class TableWatcher:
         each was last taken: a card lies on one pile only (:data:`CARDS_STAY_ON_THEIR_PILE`)."""
         here = self._zone_under(box, [tr.zone.name for tr in self.trackers])
         return {c for tr in self.trackers if tr.zone.name != here for c in tr.stack}
+
+    def _watched_place(self, box: tuple[float, float, float, float]) -> bool:
+        """Whether the middle of ``box`` (frame pixels) lies on a watched zone: only there does a face's read count
+        (a tracker takes the boxes whose middle is on its zone)."""
+        mx, my = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        near = [z for z, (x0, y0, x1, y1) in self._zone_bounds.items() if x0 <= mx <= x1 and y0 <= my <= y1]
+        return self._zone_under(box, near) is not None  # (a zone's bounds first: every face read asks this)
 
     def _on_a_row(self, box: tuple[float, float, float, float]) -> bool:
         """Whether the middle of ``box`` (frame pixels) lies on a row of cards (a Pai Jie suit row)."""
