@@ -50,10 +50,33 @@ CAPTION_S = 2.5
 SAME_TIME_S = 2 / 30  # rulings closer than two frames apart: their order is not what a verdict check compares
 
 
+#: a box drawn on the annotated video stays until a later look boxes this much of it (the share of the smaller box
+#: covered), or BOX_KEPT_S passes: a pile is looked at every other frame or less often, and every look's boxes kept
+#: for a second drew a dozen jittering boxes on one card
+SUPERSEDED_SHARE = 0.5
+BOX_KEPT_S = 1.0
+
 #: quarter turns of each face crop the audit's card reader averages (``models.reader.CardReader``)
 AUDIT_TURNS = 2
 #: frames decoded ahead, in a thread beside the detector: decoding runs on the core the rest leaves idle
 FRAMES_AHEAD = 4
+
+
+def latest_boxes(boxes: list[tuple[float, tuple, str]], t: float) -> list[tuple[tuple, str]]:
+    """The boxes to draw at ``t`` from ``boxes`` (look time, frame pixels x0 y0 x1 y1, label): those of the last
+    :data:`BOX_KEPT_S` that no later look's box (up to ``t``) covers by :data:`SUPERSEDED_SHARE`."""
+    shown = [(tb, b, lab) for tb, b, lab in boxes if t - BOX_KEPT_S <= tb <= t]
+    if not shown:
+        return []
+    when = np.array([tb for tb, _, _ in shown])
+    xyxy = np.array([b for _, b, _ in shown], np.float64).reshape(-1, 4)
+    a, c = xyxy[:, None, :], xyxy[None, :, :]
+    w = np.clip(np.minimum(a[..., 2], c[..., 2]) - np.maximum(a[..., 0], c[..., 0]), 0, None)
+    h = np.clip(np.minimum(a[..., 3], c[..., 3]) - np.maximum(a[..., 1], c[..., 1]), 0, None)
+    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-6)
+    covered = w * h / np.minimum(area[:, None], area[None, :]) >= SUPERSEDED_SHARE
+    newer = when[None, :] > when[:, None]
+    return [(b, lab) for (_, b, lab), gone in zip(shown, (covered & newer).any(1), strict=True) if not gone]
 
 
 class AuditError(ValueError):
@@ -125,8 +148,8 @@ class _Annotator:
             self._queue = queue.Queue(maxsize=8)
             self._worker = threading.Thread(target=self._draw_all, name="annotate", daemon=True)
             self._worker.start()
-        self.boxes = [(tb, b, lab) for tb, b, lab in self.boxes if tb >= t - 1.0]
-        boxes = [(b, lab) for tb, b, lab in self.boxes if tb <= t]
+        self.boxes = [(tb, b, lab) for tb, b, lab in self.boxes if tb >= t - BOX_KEPT_S]
+        boxes = latest_boxes(self.boxes, t)
         contacts = list(self.contacts)
         captions = [s for tc, s in self.captions if tc <= t < tc + CAPTION_S]
         self._queue.put((index, t, frame, boxes, contacts, captions))

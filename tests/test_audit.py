@@ -19,7 +19,7 @@ import pytest
 from helpers import perfect_reader
 
 from models.gamevideo import FPS, RenderedGame, render_game
-from tablecam.audit import AuditError, audit, compare_verdicts, default_model
+from tablecam.audit import BOX_KEPT_S, AuditError, audit, compare_verdicts, default_model, latest_boxes
 from tablecam.cli import main, truth_agreement
 from tablecam.gamelog import open_log, read_lines
 
@@ -138,3 +138,16 @@ def test_compare_verdicts_takes_rulings_two_frames_apart_in_any_order() -> None:
     assert compare_verdicts([{**b_right, "t": 4.0}, {**a_left, "t": 5.0}], apart)
     # and never a different ruling, however close
     assert compare_verdicts([{**a_left, "player": "B"}, b_right], [a_left, b_right])
+
+
+def test_the_annotated_video_draws_each_place_s_latest_box() -> None:
+    """A pile is looked at every other frame or less often: its boxes stay drawn until a later look boxes the same
+    place (its jittered box replaces the old one), or for ``BOX_KEPT_S``; a box of a later look is not drawn early."""
+    card, card_again = (100.0, 100.0, 160.0, 190.0), (103.0, 98.0, 162.0, 192.0)
+    hand_elsewhere, old = (400.0, 300.0, 520.0, 420.0), (700.0, 100.0, 760.0, 190.0)
+    boxes = [(1.0, card, "7S"), (1.0, hand_elsewhere, "hand"), (1.066, card_again, "7S"),
+             (1.0 - BOX_KEPT_S - 0.1, old, "QH"), (1.2, (100.0, 100.0, 160.0, 190.0), "8S")]
+    assert latest_boxes(boxes, 1.1) == [(hand_elsewhere, "hand"), (card_again, "7S")]
+    assert latest_boxes(boxes, 1.0) == [(card, "7S"), (hand_elsewhere, "hand")]
+    assert latest_boxes(boxes, 1.2) == [(hand_elsewhere, "hand"), ((100.0, 100.0, 160.0, 190.0), "8S")]
+    assert latest_boxes([], 3.0) == []
