@@ -50,10 +50,9 @@ CAPTION_S = 2.5
 SAME_TIME_S = 2 / 30  # rulings closer than two frames apart: their order is not what a verdict check compares
 
 
-#: a box drawn on the annotated video stays until a later look boxes this much of it (the share of the smaller box
-#: covered), or BOX_KEPT_S passes: a pile is looked at every other frame or less often, and every look's boxes kept
-#: for a second drew a dozen jittering boxes on one card
-SUPERSEDED_SHARE = 0.5
+#: a box drawn on the annotated video stays until a later look at its place (a crop holding its middle), or
+#: BOX_KEPT_S passes: a pile is looked at every other frame or less often, and every look's boxes kept for a second
+#: drew a dozen jittering boxes on one card, and a trail behind a moving hand
 BOX_KEPT_S = 1.0
 
 #: quarter turns of each face crop the audit's card reader averages (``models.reader.CardReader``)
@@ -62,21 +61,21 @@ AUDIT_TURNS = 2
 FRAMES_AHEAD = 4
 
 
-def latest_boxes(boxes: list[tuple[float, tuple, str]], t: float) -> list[tuple[tuple, str]]:
+def latest_boxes(boxes: list[tuple[float, tuple, str]], looks: list[tuple[float, tuple]], t: float
+                 ) -> list[tuple[tuple, str]]:
     """The boxes to draw at ``t`` from ``boxes`` (look time, frame pixels x0 y0 x1 y1, label): those of the last
-    :data:`BOX_KEPT_S` that no later look's box (up to ``t``) covers by :data:`SUPERSEDED_SHARE`."""
+    :data:`BOX_KEPT_S` whose place no later look (``looks``: time, crop x0 y0 x1 y1; up to ``t``) saw again."""
     shown = [(tb, b, lab) for tb, b, lab in boxes if t - BOX_KEPT_S <= tb <= t]
-    if not shown:
-        return []
-    when = np.array([tb for tb, _, _ in shown])
+    later = [(tl, c) for tl, c in looks if tl <= t]
+    if not shown or not later:
+        return [(b, lab) for _, b, lab in shown]
+    when = np.array([tl for tl, _ in later])[None, :]
+    crops = np.array([c for _, c in later], np.float64).reshape(1, -1, 4)
     xyxy = np.array([b for _, b, _ in shown], np.float64).reshape(-1, 4)
-    a, c = xyxy[:, None, :], xyxy[None, :, :]
-    w = np.clip(np.minimum(a[..., 2], c[..., 2]) - np.maximum(a[..., 0], c[..., 0]), 0, None)
-    h = np.clip(np.minimum(a[..., 3], c[..., 3]) - np.maximum(a[..., 1], c[..., 1]), 0, None)
-    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-6)
-    covered = w * h / np.minimum(area[:, None], area[None, :]) >= SUPERSEDED_SHARE
-    newer = when[None, :] > when[:, None]
-    return [(b, lab) for (_, b, lab), gone in zip(shown, (covered & newer).any(1), strict=True) if not gone]
+    mx, my = ((xyxy[:, 0] + xyxy[:, 2]) / 2)[:, None], ((xyxy[:, 1] + xyxy[:, 3]) / 2)[:, None]
+    tb = np.array([t for t, _, _ in shown])[:, None]
+    again = (when > tb) & (crops[..., 0] <= mx) & (mx < crops[..., 2]) & (crops[..., 1] <= my) & (my < crops[..., 3])
+    return [(b, lab) for (_, b, lab), seen in zip(shown, again.any(1), strict=True) if not seen]
 
 
 class AuditError(ValueError):
@@ -116,6 +115,7 @@ class _Annotator:
     contacts: list[tuple[float, str, str]] = field(default_factory=list)  # (t, zone, player) of every arrival
     saved: dict[float, list[tuple[str, float]]] = field(default_factory=dict)
     boxes: list[tuple[float, tuple, str]] = field(default_factory=list)
+    looks: list[tuple[float, tuple]] = field(default_factory=list)  # (time, crop) of the looks behind the boxes
     _container: Any = None
     _stream: Any = None
     _n: int = 0
@@ -132,9 +132,11 @@ class _Annotator:
         self._stream.options = {"preset": "ultrafast", "crf": "26"}
         self.frames_dir.mkdir(parents=True, exist_ok=True)
 
-    def push(self, index: int, t: float, frame: np.ndarray, now_boxes: list[tuple[tuple, str]]) -> None:
+    def push(self, index: int, t: float, frame: np.ndarray, now_boxes: list[tuple[tuple, str]],
+             looked: list[tuple] = ()) -> None:
         for b, label in now_boxes:
             self.boxes.append((t, b, label))
+        self.looks += [(t, c) for c in looked]
         self.buffer.append((index, t, frame))
         while self.buffer and self.buffer[0][1] < t - ANNOTATE_DELAY_S:
             self._write(*self.buffer.popleft())
@@ -149,7 +151,8 @@ class _Annotator:
             self._worker = threading.Thread(target=self._draw_all, name="annotate", daemon=True)
             self._worker.start()
         self.boxes = [(tb, b, lab) for tb, b, lab in self.boxes if tb >= t - BOX_KEPT_S]
-        boxes = latest_boxes(self.boxes, t)
+        self.looks = [(tl, c) for tl, c in self.looks if tl >= t - BOX_KEPT_S]
+        boxes = latest_boxes(self.boxes, self.looks, t)
         contacts = list(self.contacts)
         captions = [s for tc, s in self.captions if tc <= t < tc + CAPTION_S]
         self._queue.put((index, t, frame, boxes, contacts, captions))
@@ -362,7 +365,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                 if annot:
                     for s in watcher.slapper_found[n_slaps:]:
                         annot.contacts.append((s.t, s.zone, s.player))
-                    annot.push(fr.index, fr.t, fr.image, watcher.boxes)
+                    annot.push(fr.index, fr.t, fr.image, watcher.boxes, watcher.looked)
                 if progress and (frames % 15 == 0):
                     _progress(fr.index, info.frame_count, t_start, fr.t)
         except KeyboardInterrupt:

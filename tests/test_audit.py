@@ -140,14 +140,18 @@ def test_compare_verdicts_takes_rulings_two_frames_apart_in_any_order() -> None:
     assert compare_verdicts([{**a_left, "player": "B"}, b_right], [a_left, b_right])
 
 
-def test_the_annotated_video_draws_each_place_s_latest_box() -> None:
-    """A pile is looked at every other frame or less often: its boxes stay drawn until a later look boxes the same
-    place (its jittered box replaces the old one), or for ``BOX_KEPT_S``; a box of a later look is not drawn early."""
+def test_the_annotated_video_draws_the_latest_look_s_boxes() -> None:
+    """A pile is looked at every other frame or less often: a box stays drawn until a later look at its place (a
+    crop holding its middle) or for ``BOX_KEPT_S``; a look elsewhere leaves it; a later look's box is not drawn
+    early. A card the later look did not box again (a hand took it) is not drawn either."""
     card, card_again = (100.0, 100.0, 160.0, 190.0), (103.0, 98.0, 162.0, 192.0)
-    hand_elsewhere, old = (400.0, 300.0, 520.0, 420.0), (700.0, 100.0, 760.0, 190.0)
-    boxes = [(1.0, card, "7S"), (1.0, hand_elsewhere, "hand"), (1.066, card_again, "7S"),
-             (1.0 - BOX_KEPT_S - 0.1, old, "QH"), (1.2, (100.0, 100.0, 160.0, 190.0), "8S")]
-    assert latest_boxes(boxes, 1.1) == [(hand_elsewhere, "hand"), (card_again, "7S")]
-    assert latest_boxes(boxes, 1.0) == [(card, "7S"), (hand_elsewhere, "hand")]
-    assert latest_boxes(boxes, 1.2) == [(hand_elsewhere, "hand"), ((100.0, 100.0, 160.0, 190.0), "8S")]
-    assert latest_boxes([], 3.0) == []
+    hand, old = (400.0, 300.0, 520.0, 420.0), (700.0, 100.0, 760.0, 190.0)
+    pile, table = (50, 50, 300, 300), (300, 250, 700, 500)
+    boxes = [(1.0, card, "7S"), (1.0, hand, "hand"), (1.066, card_again, "7S"),
+             (1.0 - BOX_KEPT_S - 0.1, old, "QH")]
+    looks = [(1.0, pile), (1.0, table), (1.066, pile), (1.2, pile)]
+    assert latest_boxes(boxes, looks, 1.1) == [(hand, "hand"), (card_again, "7S")]
+    assert latest_boxes(boxes, looks, 1.0) == [(card, "7S"), (hand, "hand")]
+    assert latest_boxes(boxes, looks, 1.2) == [(hand, "hand")]  # the pile looked at again, the card gone
+    assert latest_boxes(boxes, looks[:3], 2.05) == [(card_again, "7S")]  # (the hand's box older than BOX_KEPT_S)
+    assert latest_boxes([], looks, 3.0) == []

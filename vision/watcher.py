@@ -183,6 +183,7 @@ class TableWatcher:
     dealing: list[SlapSeen] = field(default_factory=list)
     passing: list[SlapSeen] = field(default_factory=list)  # silent arms over a pile on their way to a farther one
     boxes: list[tuple[tuple[float, float, float, float], str]] = field(default_factory=list)  # this frame's
+    looked: list[tuple[int, int, int, int]] = field(default_factory=list)  # this frame's crops looked at (pixels)
     slapper_found: list[SlapSeen] = field(default_factory=list)  # every arrival, before the dealing check
 
     def __post_init__(self) -> None:
@@ -252,6 +253,7 @@ class TableWatcher:
     def feed(self, index: int, t: float, image: np.ndarray) -> list[Event]:
         """Look at one frame (BGR); returns the observations now final, in time order."""
         self.boxes = []
+        self.looked = []
         self._image = image  # (the frame the trackers' questions are about: :meth:`_still_lies`)
         if self._bare is None and self.game in ROWS_OF_CARDS:
             self._bare = image.copy()  # the table before the game: the rows bare
@@ -287,6 +289,7 @@ class TableWatcher:
             if self.game in UNBOXED_TOPS and hasattr(self.detector, "read_box"):
                 d = self._unboxed_top(image, d, members)
             self.boxes += [(tuple(float(v) for v in b), str(n)) for b, n in zip(d.xyxy, d.class_name, strict=True)]
+            self.looked.append(tuple(int(v) for v in crop))
             for tr, wanted in zip(members, wants, strict=True):
                 if not wanted:
                     tr.looked(index)
