@@ -59,6 +59,11 @@ def table_frame(seed: int = 0, gingham: bool = False) -> np.ndarray:
     return np.clip(base + rng.normal(0, 4, base.shape), 0, 255).astype(np.uint8)
 
 
+def matcher_of(deck) -> DeckMatcher:
+    """A fresh matcher (no reads remembered) of every face of ``deck``, through the test table's homography."""
+    return DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+
+
 def box_of(quad: np.ndarray, jitter: np.ndarray | None = None) -> np.ndarray:
     box = np.array([quad[:, 0].min(), quad[:, 1].min(), quad[:, 0].max(), quad[:, 1].max()])
     return box if jitter is None else box + jitter
@@ -76,7 +81,7 @@ def test_a_card_on_a_pile_is_named_from_the_deck_pictures_at_any_angle(deck, cod
         lay_card(frame, deck.image(under, 200), card_quad((12.0, -8.0), angle + 37.0))
     quad = card_quad((10.0, -5.0), angle)
     lay_card(frame, deck.image(code, 200), quad)
-    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+    matcher = matcher_of(deck)
     box = box_of(quad, np.array([5.0, -4.0, 6.0, -3.0]))
     match = matcher.scores(frame, box)
     k, confidence = deck_read(match)
@@ -97,7 +102,7 @@ def test_a_card_with_few_pips_is_read_at_its_own_angle_not_at_the_one_the_mean_f
     lay_card(frame, deck.image("3D", 200), card_quad((3.0, -8.0), -12.0))
     quad = card_quad((0.0, 0.0), -2.0)
     lay_card(frame, deck.image("2D", 200), quad)
-    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+    matcher = matcher_of(deck)
     box = box_of(quad, np.array([5.0, -4.0, 6.0, -3.0]))
     angles = matcher._angles(frame, np.zeros(2), matcher._box_centre(box, np.zeros(2)))
     assert abs((angles[0] + 2.0 + 90.0) % 180.0 - 90.0) > 6.0  # the mean face's best: the card beneath's angle
@@ -108,7 +113,7 @@ def test_a_card_with_few_pips_is_read_at_its_own_angle_not_at_the_one_the_mean_f
 def test_a_box_on_bare_cloth_or_a_covered_card_is_no_read(deck) -> None:
     """A box where no card shows whole (bare cloth; a card under a hand) is no read: nothing is guessed."""
     frame = table_frame(1)
-    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+    matcher = matcher_of(deck)
     k, confidence = deck_read(matcher.scores(frame, box_of(card_quad((0.0, 0.0), 30.0))))
     assert k == -1 and confidence == 0.0
     quad = card_quad((0.0, 0.0), 30.0)
@@ -127,8 +132,7 @@ def test_the_reading_detector_takes_the_deck_read_for_a_face_the_reader_saw(deck
     quad = card_quad((-20.0, 10.0), 61.0)
     lay_card(frame, deck.image("JD", 200), quad)
     reader = CardReader(SHIPPED_READER, turns=2)
-    rd = ReadingDetector(detector=None, reader=reader, deck=DeckMatcher({c: deck.image(c, 352) for c in FACES},
-                                                                          TO_MM))
+    rd = ReadingDetector(detector=None, reader=reader, deck=matcher_of(deck))
     assert rd.wants_origin
     box = box_of(quad)
     p = reader.probabilities(reader.crops(frame, box[None]))[0]
@@ -227,7 +231,7 @@ def _one_card_on_the_cloth(deck, code: str) -> tuple[np.ndarray, DeckMatcher, np
     frame = table_frame(3)
     quad = card_quad((5.0, 0.0), 2.0)
     lay_card(frame, deck.image(code, 200), quad)
-    return frame, DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM), box_of(quad)
+    return frame, matcher_of(deck), box_of(quad)
 
 
 def test_a_failed_read_does_not_stand_for_the_card_it_was_on(deck) -> None:
@@ -245,7 +249,7 @@ def test_a_search_that_found_nothing_is_not_made_again_while_the_table_there_is_
     """A box on bare cloth (a back, a hand: no card of the deck) found nothing: a box a few pixels off a moment
     later, the table unchanged, is told so without a search; once a card lies there it is searched and read."""
     frame = table_frame(4)
-    matcher = DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM)
+    matcher = matcher_of(deck)
     searches = []
     angles = matcher._angles
     monkeypatch.setattr(matcher, "_angles", lambda *a: searches.append(1) or angles(*a))
@@ -301,8 +305,7 @@ def test_a_court_the_detector_takes_for_a_back_is_read_by_the_deck_and_a_real_ba
     lay_card(frame, deck.image("back", 200), face_down)
     found = _Boxes(("back", 0.35, box_of(king)), ("back", 0.4, box_of(face_down)))
     reader = CardReader(SHIPPED_READER, turns=2)
-    rd = ReadingDetector(detector=found, reader=reader,
-                         deck=DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM))
+    rd = ReadingDetector(detector=found, reader=reader, deck=matcher_of(deck))
     out = rd(frame)
     named = {str(n): b for b, n in zip(out.xyxy, out.class_name, strict=True)}
     assert sorted(named) == ["KD", "back"]
@@ -467,8 +470,7 @@ def test_only_faces_where_a_card_is_watched_are_compared_with_the_deck(deck) -> 
     lay_card(frame, deck.image("7S", 200), elsewhere)
     found = _Boxes(("JD", 0.8, box_of(on_pile)), ("7S", 0.8, box_of(elsewhere)))
     reader = CardReader(SHIPPED_READER, turns=2)
-    rd = ReadingDetector(detector=found, reader=reader,
-                         deck=DeckMatcher({c: deck.image(c, 352) for c in FACES}, TO_MM))
+    rd = ReadingDetector(detector=found, reader=reader, deck=matcher_of(deck))
     asked: list[float] = []
     scores = rd.deck.scores
 
