@@ -349,7 +349,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         def keep(d: dict[str, Any]) -> None:
             log.write(d)
             outputs.append(d)
-            watcher.piles_taken(piles_moved(d, game), float(d.get("t", 0.0)))
+            watcher.ruled(d)
             if annot and d.get("type") == "verdict" and d.get("say"):
                 annot.captions.append((float(d["t"]), str(d["say"])))
 
@@ -397,17 +397,6 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                            annotated="annotated.mp4" if annot else None, observations=observed)
     write_report(out, summary)
     return AuditResult(out, log_path, summary, cards, slaps, outputs, frames, seconds, stopped)
-
-
-def piles_moved(d: dict[str, Any], game: str) -> list[str]:
-    """The zones a verdict line empties (their cards go to a player's stack or to the pot)."""
-    if d.get("type") != "verdict":
-        return []
-    if game == "slapjack" and d.get("kind") == "slap_won":
-        return ["center"]
-    if d.get("kind") in ("snap", "snap_pot"):
-        return [f"pile:{p}" for p in d.get("piles", [])]
-    return []
 
 
 SLAP_KINDS = ("slap_won", "false_slap", "unresolved_tie", "anticipated", "snap", "snap_pot", "false_snap")

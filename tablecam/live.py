@@ -34,7 +34,6 @@ from engine.games import new_referee
 from engine.verdicts import Verdict
 from models.reader import attach_deck, load_card_model
 from tablecam.audio_out import Player
-from tablecam.audit import piles_moved
 from tablecam.cores import one_blas_thread
 from tablecam.gamelog import LogWriter
 from tablecam.hints import HINT_GAMES, HintTimer, speak_hint
@@ -257,7 +256,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
             def rule(outputs: list) -> None:
                 for o in outputs:
                     log.write(o.to_dict())
-                    watcher.piles_taken(piles_moved(o.to_dict(), game), o.t)
+                    watcher.ruled(o.to_dict())
                     if isinstance(o, Verdict):
                         overlay.verdict(o.t, o.say or o.kind)
                         if o.voice:

@@ -299,7 +299,7 @@ class _Watcher:
         out, self.script = self.script, []
         return out
 
-    def piles_taken(self, zones: Any, t: float) -> None:
+    def ruled(self, line: Any) -> None:
         pass
 
 

@@ -384,7 +384,8 @@ def test_of_several_sounds_a_hand_takes_the_one_its_approach_says_and_a_hand_ove
         return c
 
     own = corridor("C", [4.7, 1.2, 6.1, 5.2, 1.6, 0.6, 0.0, 0.0])  # frames 359-366: 12.033 s 6.1, 12.133 s 0.6
-    rules = SimpleNamespace(fps=FPS, still_rows=1.5, slap_zones={"pile:C"}, corridors=[own])
+    rules = SimpleNamespace(fps=FPS, still_rows=1.5, slap_zones={"pile:C"}, closed=set(), corridors=[own])
+    rules.slappable = lambda zone: SlapDetector.slappable(rules, zone)
     assert SlapDetector._came_to_rest_at(rules, 12.082, set()) is own
     assert SlapDetector._came_to_rest_at(rules, 12.082, {("pile:C", "C")}) is None
     rules.corridors = [corridor("C", [0.3, 0.2, 0.4, 0.2, 0.1, 0.0, 0.0, 0.0])]  # at rest all along
@@ -610,3 +611,46 @@ def test_a_sound_no_slap_seen_took_goes_to_the_hand_that_came_in_fast_and_stayed
     mine.past.clear()
     mine.past.extend((t, f if f < 0 else min(f, c0 - 1), float(k)) for t, f, _ in left)
     assert det.hand_for_sound(6.375, set()) is None  # its edge stopped short of the centre (a nearer spot)
+
+
+def test_no_slap_on_the_snap_pot_while_there_is_none(tmp_path) -> None:
+    """SN-3/SN-4: the pot is slapped only from the Snap Pot that makes it to the verdict that takes it. In rendered
+    Snap 3p s11 B slaps A's pile at 1.394 s and A slaps B's 9 ms later: their arms cross over the middle of the table,
+    where the pot would lie. Looked for there, an arm stopping over the pot's place is taken for a slap on it; with
+    the pot closed (no pot yet) the same frames give the four pile slaps and none on the pot."""
+    sc = make_script("snap", ["A", "B", "C"], 11, seconds=2.0)
+    game = render_game(tmp_path / "snap11.mp4", script=sc, audio=False)
+    lay = Layout.load(game.layout)
+    assert "pot" in lay.zones
+    shown = [(math.ceil(e.t * FPS) / FPS, e.zone) for e in sc.events if e.type == "card"]
+    zones = sorted(z for z in lay.zones if z.startswith("pile:")) + ["pot"]
+    closed = slaps_in_video(str(game.video), lay, zones, use_audio=False, cards=shown, closed={"pot"})
+    assert not [s for s in closed if s.zone == "pot"], closed
+    truth = [s for s in sc.slaps if s[0] < 1.6]
+    found = {t: f for t, f in match(closed, truth)}
+    # (A's hand on B's pile under B's arm is not told from it by the video alone: the audit gives it its sound)
+    assert [t for t, f in found.items() if f is None] == [(1.403, "A", "pile:B")], closed
+    assert len(closed) == len(truth) - 1
+    opened = slaps_in_video(str(game.video), lay, zones, use_audio=False, cards=shown)
+    assert [s for s in opened if s.zone == "pot"], opened  # (what closing it is for)
+
+
+def test_the_snap_pot_is_slapped_from_the_snap_pot_verdict_to_the_one_that_takes_it() -> None:
+    """SN-4: the audit opens the pot to slaps when the referee says Snap Pot (the piles it merged may show cards
+    again) and closes it when the pot is won; verdicts about the piles leave it as it is."""
+    from engine.verdicts import VERDICT_KINDS
+    from models.detector import Detections
+    from vision.watcher import POT_GONE, TableWatcher
+
+    sc = make_script("snap", ["A", "B", "C"], 11, seconds=1.0)
+    w = TableWatcher(sc.layout, "snap", lambda crop: Detections(), float(FPS))
+    assert "pot" in w.slapper.slap_zones and not w.slapper.slappable("pot") and w.slapper.slappable("pile:A")
+    assert {"snap_pot", "snap", *POT_GONE} <= set(VERDICT_KINDS)
+    w.ruled({"t": 2.0, "type": "verdict", "kind": "snap", "player": "A", "piles": ["B"]})
+    assert not w.slapper.slappable("pot")
+    w.ruled({"t": 3.0, "type": "verdict", "kind": "snap_pot", "piles": ["A", "C"]})
+    assert w.slapper.slappable("pot")
+    w.ruled({"t": 4.0, "type": "verdict", "kind": "false_snap", "player": "B"})
+    assert w.slapper.slappable("pot")
+    w.ruled({"t": 5.0, "type": "verdict", "kind": "pot_won", "player": "C"})
+    assert not w.slapper.slappable("pot")

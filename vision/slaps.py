@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import cv2
@@ -253,6 +254,9 @@ class SlapDetector:
         each player's side is covered is kept, frame by frame, for ``history_s`` (:meth:`arm_on`: who laid a
         card)."""
         self.slap_zones = set(zones)
+        #: slapped zones where no slap is looked for now (the Snap pot while there is none: an arm reaching across
+        #: the table to another pile passes over the middle and may stop there); their strips still learn the table
+        self.closed: set[str] = set()
         self.near_rows = 12  # the strip just outside a zone, on a player's side, where their hand is as it lays a card
         self.corridors = make_corridors(layout, list(zones) + [z for z in (watch or []) if z not in zones])
         self._corridor = {(c.zone, c.player): c for c in self.corridors}
@@ -276,6 +280,10 @@ class SlapDetector:
         self.still_rows = 1.5  # rows' worth of change there that still counts as a wrist at rest
         self._held: list[tuple[SlapSeen, Corridor, bool]] = []  # (slap, its corridor, came while covered)
         self._given: deque[tuple[SlapSeen, Corridor]] = deque(maxlen=8)  # the last slaps given out
+
+    def slappable(self, zone: str) -> bool:
+        """Whether a hand coming down on ``zone`` now is looked at as a slap."""
+        return zone in self.slap_zones and zone not in self.closed
 
     def _reach(self, fg: np.ndarray) -> float:
         """Samples from the outer end covered by an unbroken run of changed rows (one-row gaps bridged)."""
@@ -340,6 +348,9 @@ class SlapDetector:
                 continue
             c.past.append((t, f, r))
             c.wrist.append((index, t, float(moving[max(0, c.s_edge - self.wrist_rows):c.s_edge].mean(axis=1).sum())))
+            if c.zone in self.closed:
+                c.state, c.entered, c.again, c.slapped = "idle", False, False, False
+                continue
             if c.state == "idle" and r >= over:
                 c.state, c.entered = "arriving", False
             elif c.state == "on" and not c.slapped and len(c.front) > 1 and 0 <= c.front[-2] < c.s_edge <= f \
@@ -378,7 +389,7 @@ class SlapDetector:
         dt = 1.0 / self.fps
         steps: list[tuple[float, Corridor]] = []
         for c in self.corridors:
-            if c.zone not in self.slap_zones or (c.zone, c.player) in exclude:
+            if not self.slappable(c.zone) or (c.zone, c.player) in exclude:
                 continue
             past = list(c.past)
             after = [r for tt, _, r in past if t < tt <= t + 3 * dt]
@@ -405,7 +416,7 @@ class SlapDetector:
         dt = 1.0 / self.fps
         found: list[Corridor] = []
         for c in self.corridors:
-            if c.zone not in self.slap_zones or (c.zone, c.player) in exclude:
+            if not self.slappable(c.zone) or (c.zone, c.player) in exclude:
                 continue
             around = [r for tt, _, r in c.past if t - 2 * dt <= tt <= t + 3 * dt]
             if len(around) < 4 or min(around) < c.s_centre:
@@ -786,11 +797,13 @@ def drop_dealing(slaps: list[SlapSeen], cards: list[tuple[float, str]], before_s
 
 
 def slaps_in_video(path: str, layout: Layout, zones: list[str], use_audio: bool = True,
-                   cards: list[tuple[float, str]] | None = None) -> list[SlapSeen]:
+                   cards: list[tuple[float, str]] | None = None, closed: Iterable[str] = ()) -> list[SlapSeen]:
     """Every slap in a video file (video alone, then timed by its audio track when it has one and ``use_audio``);
-    ``cards`` (when each card showed, and where) drops the hands that laid them (:func:`drop_dealing`).
+    ``cards`` (when each card showed, and where) drops the hands that laid them (:func:`drop_dealing`); ``closed``
+    zones are watched but not slapped (:attr:`SlapDetector.closed`).
     For tests and benchmarks; the audit runs the same detector inside its single pass over the frames."""
     det = SlapDetector(layout, zones, probe(path).fps or 30.0)
+    det.closed |= set(closed)
     found: list[SlapSeen] = []
     for fr in read_video(path):
         found += det.update(fr.index, fr.t, fr.image)

@@ -18,7 +18,7 @@ import dataclasses
 import heapq
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,9 @@ def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
         return ["center"], ["center"]
     if game == "snap":
         piles = [z for z in layout.zones if z.startswith("pile:")]
-        return piles, piles  # the pot is slapped only after a Snap Pot: not watched yet
+        # (the pot's top is not tracked: the referee knows it from the piles it merged, SN-4; slaps on it are looked
+        # for only while there is one, see TableWatcher.ruled)
+        return piles, piles + [z for z in ("pot",) if z in layout.zones]
     if game == "speed":
         return ["left", "right"], []
     if game == "spit":  # a round ends with a slap on the pile each player chooses (ST-5)
@@ -225,6 +227,7 @@ class TableWatcher:
         watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
         self.arms = ArmFinder(self.layout, self.fps) if self.game in PLAYER_FROM_SEAT else None
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
+        self.slapper.closed |= set(slap_zones) & {"pot"}  # (no pot until a Snap Pot makes one)
         self._pending: list[tuple[float, int, Event, Any]] = []
         self._seq = itertools.count()
         self.detections = 0
@@ -815,6 +818,19 @@ class TableWatcher:
             out.append(ev)
         return out
 
+    def ruled(self, line: Mapping[str, Any]) -> None:
+        """A line the referee wrote (as logged): the piles a verdict moved may come back (:meth:`piles_taken`), and
+        the Snap pot is slapped from the verdict that made it to the one that took it. An arm reaching across the
+        table to a pile passes over the middle and may stop there: with no pot on the table, that is no slap
+        (rendered Snap 3p s11 1.39 s: A's slap on B's pile, looked for on the pot too, was taken for one there). A
+        slap on the pot within the audit's hold (``hold_s``) of its making is missed: the verdict comes that late."""
+        self.piles_taken(piles_moved(line, self.game), float(line.get("t", 0.0)))
+        if line.get("type") == "verdict" and "pot" in self.slapper.slap_zones:
+            if line.get("kind") == "snap_pot":
+                self.slapper.closed.discard("pot")
+            elif line.get("kind") in POT_GONE:
+                self.slapper.closed.add("pot")
+
     def piles_taken(self, zones: Sequence[str], t: float) -> None:
         """The referee says these piles, as they were at ``t``, went to a player: their cards may come back."""
         for tr in self.trackers:
@@ -837,6 +853,21 @@ class TableWatcher:
     @property
     def waiting(self) -> Sequence[Event]:
         return [p[2] for p in sorted(self._pending)]
+
+
+def piles_moved(d: Mapping[str, Any], game: str) -> list[str]:
+    """The zones a verdict line empties (their cards go to a player's stack or to the pot)."""
+    if d.get("type") != "verdict":
+        return []
+    if game == "slapjack" and d.get("kind") == "slap_won":
+        return ["center"]
+    if d.get("kind") in ("snap", "snap_pot"):
+        return [f"pile:{p}" for p in d.get("piles", [])]
+    return []
+
+
+#: verdicts after which the Snap pot is off the table (taken, or the game won with it)
+POT_GONE = ("pot_won", "win")
 
 
 def _under_hand(box: Any, hands: Sequence[Any]) -> bool:
