@@ -229,9 +229,12 @@ class _Planner:
         self._n += 1
         return self.seed * 1000 + self._n
 
-    def before_next_card(self, zone: str, t: float, gap: float = 0.2) -> float:
-        """``t``, or earlier if the next card on ``zone`` lands sooner: a won pile is swept before it."""
-        nxt = [u for u in self.landing_times.get(zone, []) if u > t - 0.35]
+    def before_next_card(self, zone: str, t: float, gap: float = 0.2, since: float | None = None) -> float:
+        """``t``, or earlier if the next card on ``zone`` (after ``since``, or landing from 0.35 s before ``t`` on)
+        lands sooner: a won pile is swept before it, and a hand resting on a pile is off it before its owner lays
+        the next card there (rendered Snap 2p s5: B's false-snap hand rested 1.6 s on B's pile, and the 4D B laid
+        under it at 5.256 s could not be seen)."""
+        nxt = [u for u in self.landing_times.get(zone, []) if u > (t - 0.35 if since is None else since)]
         return min(t, nxt[0] - gap) if nxt else t
 
     # -- the table's state
@@ -442,7 +445,7 @@ class _Planner:
         later = [t for t, zz in self.takes if (zz == z or self.game == "snap") and ev.t < t <= ev.t + 2.0]
         hold_end = later[0] if later else ev.t + HOLD_S + self.rng.uniform(0, 0.2)
         # off the pile before the next card lands there (players leave room for the turner)
-        hold_end = max(ev.t + 0.1, self.before_next_card(z, hold_end, gap=RETRACT_S * 0.7))
+        hold_end = max(ev.t + 0.1, self.before_next_card(z, hold_end, gap=RETRACT_S * 0.7, since=ev.t))
         sc.motions.append(Motion(p, "slap", [(ev.t - SLAP_S, approach), (ev.t, target), (hold_end, target),
                                              (hold_end + RETRACT_S, self.seat[p] - self.fwd[p] * 6.0)],
                                  ["in", "in", "inout"], self.next_seed(), contact=ev.t, seat=self.shoulder[p]))

@@ -654,3 +654,19 @@ def test_the_snap_pot_is_slapped_from_the_snap_pot_verdict_to_the_one_that_takes
     assert w.slapper.slappable("pot")
     w.ruled({"t": 5.0, "type": "verdict", "kind": "pot_won", "player": "C"})
     assert not w.slapper.slappable("pot")
+
+
+@pytest.mark.parametrize(("game", "players", "seed"), [("snap", 2, 5), ("slapjack", 4, 11), ("snap", 3, 11)])
+def test_a_slapping_hand_is_off_its_pile_before_the_next_card_is_laid_there(game: str, players: int,
+                                                                              seed: int) -> None:
+    """SN-3/SJ-2, what the renderer films: a hand resting on a pile after a slap leaves it before a card lands there
+    (nobody lays a card under a hand). Rendered Snap 2p s5: B's false snap at 4.653 s rested on B's pile until the
+    Snap Pot at 6.3 s, and B's 4D laid under it at 5.256 s was in the truth but never in sight."""
+    sc = make_script(game, players, seed, seconds=20.0)
+    landings = [(e.t, e.zone) for e in sc.events if e.type == "card"]
+    slaps = [m for m in sc.motions if m.kind == "slap"]
+    assert slaps
+    for m in slaps:
+        zone = next(z for t, p, z in sc.slaps if t == m.contact and p == m.player)
+        lifted = m.keys[2][0]  # (approach, contact, held until, back at the seat)
+        assert not [t for t, z in landings if z == zone and m.contact < t < lifted], (m.player, zone, m.contact)
