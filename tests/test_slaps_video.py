@@ -670,3 +670,24 @@ def test_a_slapping_hand_is_off_its_pile_before_the_next_card_is_laid_there(game
         zone = next(z for t, p, z in sc.slaps if t == m.contact and p == m.player)
         lifted = m.keys[2][0]  # (approach, contact, held until, back at the seat)
         assert not [t for t, z in landings if z == zone and m.contact < t < lifted], (m.player, zone, m.contact)
+
+
+def test_of_two_hands_down_in_one_frame_the_approach_outweighs_a_wrist_another_arm_crossed() -> None:
+    """TM-1, SN-3 (rendered Snap 4p s6 3.76 s): D's hand hit B's pile at 3.755 s and A's 38 ms later; both first show
+    down in the frame of 3.767 s. A's arm, coming in, crossed the strip outside the pile where D's wrist lay and kept
+    it moving: the wrists say A came to rest first. Their approaches say D was 34 ms ahead, and neither pile is the
+    hand's own: D takes the first sound. On a hand's own pile (it comes in unlike one from across) the wrists still
+    decide."""
+    from vision.audio import Onset
+
+    def hand(player: str, zone: str, landed_by: float, t_approach: float, arm_from: tuple[float, float]) -> SlapSeen:
+        return SlapSeen(113 * FRAME, zone, player, FRAME, 113, 113 * FRAME, landed_by=landed_by, arm_from=arm_from,
+                        at_centre=113 * FRAME, t_approach=t_approach)
+
+    sounds = [Onset(3.7553, 44.0, 0.0005), Onset(3.7929, 47.0, 0.0005)]
+    for zone, first in (("pile:B", "D"), ("pile:D", "A")):
+        d = hand("D", zone, 116 * FRAME, 112 * FRAME, (0.999, 0.046))
+        a = hand("A", zone, 114 * FRAME, 113 * FRAME, (0.231, 0.973))
+        fused = fuse_audio([a, d], sounds, frame_s=FRAME)
+        assert [s.player for s in fused] == [first, "A" if first == "D" else "D"], zone
+        assert fused[0].t == 3.7553

@@ -734,13 +734,23 @@ def _landing_order(slaps: list[SlapSeen], frame_s: float) -> list[SlapSeen]:
         if not swapped:
             break
     # two hands first seen down in one frame that neither of those tells apart: the one coming in half a frame or more
-    # ahead landed first (rendered Slapjack 3p s7 7.40 s: A's and C's hands 26 ms apart, read 24 ms apart)
+    # ahead landed first (rendered Slapjack 3p s7 7.40 s: A's and C's hands 26 ms apart, read 24 ms apart). So too
+    # where their wrists say otherwise but neither pile is the hand's own: an arm coming in across the other's wrist
+    # strip keeps it moving (rendered Snap 4p s6 3.76 s: D's hand on B's pile 38 ms before A's, D's wrist crossed by
+    # A's arm; the wrists said A first, the approaches D, 34 ms ahead)
     for i, (a, b) in enumerate(itertools.pairwise(order)):
-        if a.zone == b.zone and abs(a.t_frame - b.t_frame) < 1e-6 and not _settled_apart(a, b) \
+        if a.zone == b.zone and abs(a.t_frame - b.t_frame) < 1e-6 \
+                and (not _settled_apart(a, b) or not (_own_pile(a) or _own_pile(b))) \
                 and not _centred_apart(a, b, frame_s) and _approached_apart(a, b, frame_s) \
                 and b.t_approach < a.t_approach:
             order[i], order[i + 1] = b, a
     return order
+
+
+def _own_pile(s: SlapSeen) -> bool:
+    """Whether the hand came down on its own player's pile (Snap): near its seat, it comes in unlike one from across
+    (:data:`APPROACH_APART`)."""
+    return s.zone == f"pile:{s.player}"
 
 
 def _approached_apart(a: SlapSeen, b: SlapSeen, frame_s: float) -> bool:
