@@ -649,6 +649,13 @@ def test_a_centre_pile_the_detector_boxes_nothing_on_is_read_with_the_deck_where
     w.cards.append(CardSeen(9.56, "pile:A", "3D", 0.9, 287, box, 9.6))
     found = w._unboxed_top(np.zeros((720, 1280, 3), np.uint8), Detections(), [pile])
     assert [str(n) for n in found.class_name] == ["AH"] and np.allclose(model.asked, [box], atol=0.01)
+    # an empty pile is read where its cards are laid: the zone (rendered Snap 4p s5 16.6 s: B's AD on the pile B had
+    # just lost, never boxed; the snap of aces it made was missed)
+    empty = next(tr for tr in w.trackers if tr.zone.name == "pile:B")
+    assert empty.top is None
+    found = w._unboxed_top(np.zeros((720, 1280, 3), np.uint8), Detections(), [empty])
+    zone_box = (*empty.zone.polygon.min(0), *empty.zone.polygon.max(0))
+    assert [str(n) for n in found.class_name] == ["AH"] and np.allclose(model.asked[-1], zone_box, atol=0.01)
 
 
 def test_a_spit_column_top_misread_once_is_no_turn_up_of_the_card_that_lands() -> None:

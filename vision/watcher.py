@@ -511,11 +511,16 @@ class TableWatcher:
         and the snap of aces was called a false one."""
         found: list[tuple[np.ndarray, float, str]] = []
         for tr in members:
-            if not tr.zone.name.startswith(UNBOXED_TOPS[self.game]) or tr.top is None:
+            if not tr.zone.name.startswith(UNBOXED_TOPS[self.game]):
                 continue
             if len(d) and tr.zone.contains((d.xyxy[:, :2] + d.xyxy[:, 2:]) / 2).any():
                 continue  # (something boxed there: the detector's look stands)
-            place = next((c.box for c in reversed(self.cards) if c.zone == tr.zone.name and c.card == tr.top), None)
+            if tr.top is None:  # an empty pile: where its cards are laid (rendered Snap 4p s5 16.6 s: B's AD, laid
+                # on the pile B had just lost, lay there unboxed, and the snap of aces it made was missed)
+                place = tuple(float(v) for v in (*tr.zone.polygon.min(0), *tr.zone.polygon.max(0)))
+            else:
+                place = next((c.box for c in reversed(self.cards) if c.zone == tr.zone.name and c.card == tr.top),
+                             None)
             if place is None:
                 continue
             box = np.array(place, np.float32)
