@@ -359,6 +359,54 @@ def test_a_tap_after_a_card_showed_is_left_to_the_card_that_landed_then() -> Non
     assert w._card_times([seen]) == [(16.1639, 0.0005, "audio+video")]
 
 
+def test_a_card_a_hand_hid_after_a_first_read_at_its_place_takes_the_tap_before_not_the_next_cards() -> None:
+    """ST-2 / TM-3 (rendered Spit 2p s5 15.31 s): B's QH landed on the right pile at 15.312 s, was read there at
+    15.333 s (its box's centre on the card's middle), then a hand hid it; it showed for sure from 15.467 s. Its tap is
+    the one at 15.312, not A's 3D landing on the other pile at 15.508. A card read nowhere before it showed takes the
+    tap after, as before; a read more than half a second before says nothing of when it landed."""
+    from vision.watcher import READ_BEFORE_S
+
+    taps = [Onset(15.3118, 30.0, 0.0005), Onset(15.5079, 30.0, 0.0005)]
+    box = (672.0, 316.0, 737.0, 396.0)
+    for t_read, want in ((15.3333, 15.3118), (None, 15.5079), (15.4667 - READ_BEFORE_S - 0.05, 15.5079)):
+        w = _speed_watcher(taps)
+        seen = CardSeen(15.4667, "right", "QH", 0.9, 464, box, 15.5333, t_read=t_read)
+        assert w._card_times([seen])[0][0] == want, t_read
+
+
+def test_a_hand_that_laid_a_spit_card_leaves_its_tap_to_the_card() -> None:
+    """ST-5 / ST-2: in Spit a hand coming down on a centre pile while the layouts hold cards laid a card there (the
+    piles are slapped only when a layout is clear): the tap the slap detector timed it by is that card's landing,
+    left for the card (rendered Spit 2p s5 15.31 s)."""
+    from vision.slaps import SlapSeen
+
+    sc = make_script("spit", 2, 3, 5.0)
+    taps = [Onset(15.3118, 30.0, 0.0005)]
+    w = TableWatcher(sc.layout, "spit", lambda crop: Detections(), 30.0, onsets=taps)
+    for tr in w.trackers:
+        if tr.zone.name.startswith("col:"):
+            tr.top = "KS"  # (each layout still shows cards)
+    assert not w._a_layout_is_clear()
+    w._used_onsets.add(0)  # (as :func:`vision.slaps.fuse_audio` leaves it)
+    w._arrivals([SlapSeen(15.3118, "right", "B", 0.0005, 459, 15.3, "audio+video", 30.0)], fuse=False)
+    assert w.dealing and not w._used_onsets
+
+
+def test_a_tracker_keeps_when_a_card_was_first_read_where_it_came_to_lie() -> None:
+    """ST-2: the looks that read a card before it was confirmed, in flight elsewhere or at its place under a hand,
+    give its first read at its place (``CardSeen.t_read``); the read in flight, boxed off the card's middle, not."""
+    tr = PileTracker(ZONE, CROP, carried=0.06, races=True, removals=True)
+    # in flight over the pile; just landed, boxed on part of it; a hand over it; boxed whole: the box moved, so the
+    # tracker dates it from the whole box's first look
+    flying, settling, landed = (250.0, 240.0, 330.0, 330.0), (170.0, 165.0, 235.0, 245.0), (160.0, 150.0, 240.0, 250.0)
+    out = None
+    for t, looks in ((1.0, [("QH", flying)]), (1.067, [("QH", settling)]), (1.133, [("hand", landed)]),
+                     (1.2, [("QH", landed)]), (1.267, [("QH", landed)]), (1.333, [("QH", landed)])):
+        out = tr.update(int(t * 30), t, dets(*looks)) or out
+    assert out is not None and out.card == "QH"
+    assert out.t == 1.2 and out.t_read == 1.067
+
+
 def test_a_card_that_raced_another_is_taken_back_by_the_hand_on_its_side() -> None:
     """SP-9: the remove of a card that landed with another names the player whose hand took it back (the engine
     gives it to that player); a remove of any other card names nobody (the card's owner is known)."""

@@ -139,6 +139,8 @@ class CardSeen:
     box: tuple[float, float, float, float]  # frame pixels
     t_confirmed: float
     covered: bool = False  # it lay there before the card confirmed with it covered it (not a race: timed alone)
+    #: when a look first read it here, if before ``t`` (a hand over it since kept ``t`` later): it landed about then
+    t_read: float | None = None
 
 
 def shared_looks(trackers: Sequence[PileTracker], frame_size: tuple[int, int], min_side: int, most: int,
@@ -282,6 +284,7 @@ class PileTracker:
     _first_read: dict = field(default_factory=dict)  # new card -> the first look that read it at all
     _read_where: dict = field(default_factory=dict)  # new card -> (frame index, box) of that first read
     _read_conf: dict = field(default_factory=dict)  # new card -> its surest read since that first read
+    _reads: dict = field(default_factory=dict)  # new card -> [(t, box)] of every look that read it (the last 1.5 s)
     _peeking: set = field(default_factory=set)  # cards under the top seen since it landed
     _misreads: set = field(default_factory=set)  # codes the top was read as (not cards of this pile), until covered
     _gone: dict = field(default_factory=dict)  # peeking card -> [since t, since frame, clear looks without it]
@@ -482,6 +485,9 @@ class PileTracker:
                 self._read_where[n] = (index, tuple(float(v) for v in b))
             if n not in self._first_look and not any(_overlap(_middle(b), h) for h in hand_boxes):
                 self._first_look[n] = t
+        for _, n, b in new:
+            self._reads.setdefault(n, []).append((t, tuple(float(v) for v in b)))
+        self._reads = {k: [r for r in v if r[0] >= t - 1.5] for k, v in self._reads.items() if v[-1][0] >= t - 1.5}
         self._first_look = {k: v for k, v in self._first_look.items() if v >= t - 1.5}
         self._first_read = {k: v for k, v in self._first_read.items() if v >= t - 1.5}
         self._read_where = {k: v for k, v in self._read_where.items() if k in self._first_read}
@@ -571,8 +577,11 @@ class PileTracker:
                     self._misreads.add(nx)
                 continue
             self._push_top(nx, t, t_first, bx)
+            # (the first look that read it on where it lies now, its box's centre on the card's middle: the looks
+            # before may have read it in flight to another place)
+            t_read = min((tr for tr, br in self._reads.get(nx, []) if _centre_on_middle(br, bx)), default=None)
             out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t,
-                                covered=k < 0))
+                                covered=k < 0, t_read=t_read if t_read is not None and t_read < t_first else None))
         if not out:
             return None
         self.also += out[:-1]

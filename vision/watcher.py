@@ -132,6 +132,9 @@ UNSEEN_AFTER_S = 0.3
 COLUMN_RETRY = 30
 #: games whose cards race for one pile (SP-9, TM-3): their landings are timed by their taps on the table
 AUDIO_TIMED_CARDS = ("speed", "spit")
+#: a card read on its pile this long (s) at most before it showed there for sure is timed from that read on
+#: (:meth:`TableWatcher._card_times`)
+READ_BEFORE_S = 0.5
 #: the piles played on, per game (zone names or their beginnings), where a top card the detector leaves unboxed is
 #: read by the deck's pictures (:meth:`TableWatcher._unboxed_top`). Not Slapjack's centre: there it gained no card
 #: on six rendered games and cost one (4p s11: JC read JD)
@@ -701,7 +704,7 @@ class TableWatcher:
         reach = 3 * frame  # a card's first clear look may come a frame or two after it landed (a hand, a race)
         # a card carried face up over the pile shows there before it lands: its tap may come up to the look that
         # confirmed it
-        lo = bisect.bisect_left(times, cards[0].t - reach)
+        lo = bisect.bisect_left(times, min(c.t for c in cards) - READ_BEFORE_S - reach)
         hi = bisect.bisect_right(times, max(c.t_confirmed for c in cards) + 0.005)
         free = [i for i in range(lo, hi) if i not in self._used_onsets]
         out: list[tuple[float, float, str | None]] = []
@@ -726,7 +729,11 @@ class TableWatcher:
         for c in cards:  # one card
             # a card lands before the frame that first shows it: the latest free tap before then; else (a card
             # carried face up over the pile showed early) the first one after, up to the look that confirmed it
-            before = [i for i in free if c.t - reach <= times[i] <= c.t + 0.001 and times[i] > after]
+            # (from the look that first read it there, where a hand over it since made it show later: rendered Spit
+            # 2p s5 15.31 s, B's QH read at its place 21 ms after its tap, then a hand, then shown 155 ms later; it
+            # took the tap of A's 3D on the other pile)
+            since = min(c.t, c.t_read if c.t_read is not None and c.t_read >= c.t - READ_BEFORE_S else c.t) - reach
+            before = [i for i in free if since <= times[i] <= c.t + 0.001 and times[i] > after]
             later = [i for i in free if c.t + 0.001 < times[i] <= c.t_confirmed + 0.005 and times[i] > after
                      and i not in reserved]
             pick = before[-1] if before else (later[0] if later else -1)
@@ -786,6 +793,10 @@ class TableWatcher:
             self.slapper_found.append(s)
             if self.game == "spit" and not self._a_layout_is_clear():
                 self.dealing.append(s)  # ST-5: piles are slapped only when a layout is clear; this hand played
+                # a card, and the tap it was given is that card's landing: left for the card (rendered Spit 2p s5
+                # 15.31 s: B's QH, hidden by the hand a moment, took the tap of A's 3D on the other pile)
+                self._used_onsets -= {i for i, o in enumerate(self.onsets) if o.t == s.t} if s.source != "video" \
+                    else set()
                 continue
             evidence = {"frame": s.frame, "t_video": round(s.t_video, 4), "source": s.source}
             if s.landed_by is not None:  # the hand was at rest from the frame after this one
