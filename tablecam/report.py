@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from engine.cards import rank
+
 #: seconds within which slaps on the same card are one race (and worth a look)
 RACE_WINDOW_S = 0.5
 #: how far after the first contact the ruling of a disputed slap is looked for
@@ -445,7 +447,8 @@ def _legend(summary: AuditSummary, play_kinds: set[str], marks: set[str]) -> str
                   for k, c in VERDICT_COLOURS.items()]
         items.append('<span><i class="diamond" style="background:#8a9099"></i>contact before a human could react'
                      '</span>')
-        items.append('<span><i class="cardhi"></i>jack / card that triggered a slap</span>')
+        items.append('<span><i class="cardhi"></i>' + ("jack / " if summary.game == "slapjack" else "")
+                     + 'card that triggered a slap</span>')
         items.append('<span><i class="span"></i>card → contact (reaction)</span>')
     shown = [k for k in PLAY_COLOURS if k in play_kinds] + sorted(play_kinds - set(PLAY_COLOURS))
     items += [f'<span><i class="sq" style="background:{PLAY_COLOURS.get(k, OTHER_COLOUR)}"></i>'
@@ -571,7 +574,7 @@ SLAP_GAMES = ("slapjack", "snap", "spit")
 SEEN_LABELS = {"card": "cards", "facedown": "batches", "reveal": "reveals", "remove": "taken back"}
 SAID_TYPES = ("call", "claim", "stuck", "draw", "turn")
 ONE = {"cards": "card", "jacks": "jack", "slaps": "slap", "verdicts": "verdict", "batches": "batch",
-       "reveals": "reveal"}  # (a figure of one)
+       "reveals": "reveal", "snaps on the table": "snap on the table"}  # (a figure of one)
 
 
 def _tallies(summary: AuditSummary) -> list[tuple[int, str]]:
@@ -579,15 +582,34 @@ def _tallies(summary: AuditSummary) -> list[tuple[int, str]]:
     other games what was seen (cards, batches, reveals, cards taken back: those seen at all), what was said, and
     the verdicts."""
     if summary.game in ("slapjack", "snap"):
-        out = [(len(summary.cards), "cards"), (sum(_is_jack(c[2]) for c in summary.cards), "jacks"),
-               (len(summary.slaps), "slaps"), (len(summary.verdicts), "verdicts"),
-               (len(disputed(summary.slaps)), "disputed")]
+        chances = (sum(_is_jack(c[2]) for c in summary.cards), "jacks") if summary.game == "slapjack" \
+            else (snap_chances(summary.cards, summary.verdicts), "snaps on the table")
+        out = [(len(summary.cards), "cards"), chances, (len(summary.slaps), "slaps"),
+               (len(summary.verdicts), "verdicts"), (len(disputed(summary.slaps)), "disputed")]
     else:
         obs = summary.observations
         seen = [(sum(1 for o in obs if o.get("type") == t), label) for t, label in SEEN_LABELS.items()]
         out = [(n, label) for n, label in seen if n] + [
             (sum(1 for o in obs if o.get("type") in SAID_TYPES), "said"), (len(summary.verdicts), "verdicts")]
     return [(n, ONE.get(label, label) if n == 1 else label) for n, label in out]
+
+
+def snap_chances(cards: list[tuple[float, str, str]], verdicts: list[dict]) -> int:
+    """Snap (SN-3): how many cards, as they showed, matched the rank of another player's top: the snaps there were
+    to call (Slapjack's figure is its jacks). A pile leaves the table with the verdict that gives it to a player or
+    to the pot (its ``piles``)."""
+    tops: dict[str, str] = {}
+    gone = sorted((float(v.get("t", 0.0)), [f"pile:{p}" for p in v.get("piles", [])]) for v in verdicts
+                  if v.get("kind") in ("snap", "snap_pot"))
+    n = 0
+    for t, zone, card in sorted(cards):
+        while gone and gone[0][0] <= t:
+            for z in gone.pop(0)[1]:
+                tops.pop(z, None)
+        if rank(card) is not None and any(z != zone and rank(c) == rank(card) for z, c in tops.items()):
+            n += 1
+        tops[zone] = card
+    return n
 
 
 def _kpis(summary: AuditSummary) -> str:

@@ -291,6 +291,24 @@ def test_a_jack_is_highlighted_on_the_timeline_of_slapjack_only() -> None:
     assert 'class="card hi"' in timeline("slapjack") and 'class="card hi"' not in timeline("speed")
 
 
+def test_a_snap_report_counts_the_snaps_on_the_table_not_jacks() -> None:
+    """SN-3: the head figure next to the cards is what could be slapped: in Slapjack its jacks, in Snap the cards that
+    matched another player's top as they showed (a pile given away by a snap no longer counts)."""
+    from tablecam.report import snap_chances, tally_line
+
+    cards = [(1.0, "pile:A", "7H"), (2.0, "pile:B", "7S"), (3.0, "pile:C", "7D"), (4.0, "pile:A", "JC"),
+             (5.0, "pile:B", "JD")]
+    assert snap_chances(cards, []) == 3  # 7S on 7H; 7D on both; JD on JC
+    taken = [{"t": 2.5, "type": "verdict", "kind": "snap", "rule": "SN-3", "player": "C", "piles": ["A", "B"]}]
+    assert snap_chances(cards, taken) == 2  # 7S on 7H, then both went to C: 7D matches nothing; JD on JC
+    s = AuditSummary(video="g.mp4", game="snap", players=["A", "B", "C"], width=640, height=480, fps=25.0,
+                     frames=250, duration=10.0, cards=cards, verdicts=taken, slaps=[])
+    assert tally_line(s) == "5 cards, 2 snaps on the table, 0 slaps, 1 verdict, 0 disputed"
+    assert "jack /" not in render_report(s)  # (the timeline's legend)
+    s.game = "slapjack"
+    assert tally_line(s).startswith("5 cards, 2 jacks, ") and "jack / card that triggered" in render_report(s)
+
+
 def test_cards_but_no_slaps_draw_a_timeline(tmp_path: Path) -> None:
     s = AuditSummary(video="cards.mp4", game="slapjack", players=["Ann"], width=640, height=480, fps=25.0,
                      frames=250, duration=10.0, cards=[(1.0, "center", "JS"), (2.0, "center", "10D")],
