@@ -40,7 +40,12 @@ VERDICT_COLOURS: dict[str, str] = {
 VERDICT_LABELS: dict[str, str] = {
     "slap_won": "won", "lost_race": "lost race", "false_slap": "false slap", "unresolved_tie": "unresolved tie",
     "anticipated": "anticipated", "late": "late (ignored)",
+    "snap": "snap", "pot_won": "pot won", "false_snap": "false snap", "snap_pot": "snap pot",
 }
+#: Snap's slap verdicts (SN-3, SN-4) are drawn, counted and disputed as the Slapjack verdict they amount to: a snap
+#: or the pot won is a slap won, a false snap a false slap, and a Snap Pot (calls too close to order) a tie
+AS_SLAP: dict[str, str] = {"snap": "slap_won", "pot_won": "slap_won", "false_snap": "false_slap",
+                           "snap_pot": "unresolved_tie"}
 #: the verdicts of a slap (drawn from the slaps themselves); every other verdict with a player is a play, drawn as a
 #: square in that player's row
 SLAP_KINDS = frozenset({"slap_won", "false_slap", "snap", "snap_pot", "pot_won", "false_snap", "missed_snap",
@@ -142,7 +147,7 @@ def disputed(slaps: Iterable[SlapRecord]) -> list[list[SlapRecord]]:
             used.update(race)
             groups.append([ordered[j] for j in race])
     for i, s in enumerate(ordered):
-        if i not in used and s.verdict in ("false_slap", "unresolved_tie"):
+        if i not in used and AS_SLAP.get(s.verdict, s.verdict) in ("false_slap", "unresolved_tie"):
             groups.append([s])
     groups.sort(key=lambda g: g[0].t)
     return groups
@@ -174,7 +179,7 @@ def _src(path: str) -> str:
 
 
 def _colour(verdict: str) -> str:
-    return VERDICT_COLOURS.get(verdict, OTHER_COLOUR)
+    return VERDICT_COLOURS.get(AS_SLAP.get(verdict, verdict), OTHER_COLOUR)
 
 
 def _is_jack(card: str) -> bool:
@@ -552,8 +557,9 @@ def _figures(summary: AuditSummary, players: list[str]) -> str:
     for name in players:
         mine = [s for s in slaps if s.player == name]
         med = _median([s.reaction_ms for s in mine if s.reaction_ms is not None])
-        rows.append((name, len(mine), sum(s.verdict == "slap_won" for s in mine),
-                     sum(s.verdict == "false_slap" for s in mine), sum(s.anticipated for s in mine), med))
+        ruled = [AS_SLAP.get(s.verdict, s.verdict) for s in mine]
+        rows.append((name, len(mine), ruled.count("slap_won"), ruled.count("false_slap"),
+                     sum(s.anticipated for s in mine), med))
     all_med = _median([s.reaction_ms for s in slaps if s.reaction_ms is not None])
     head = _kpis(summary)
     body = "".join(f"<tr><td>{_e(n)}</td><td>{k}</td><td>{w}</td><td>{f}</td><td>{a}</td>"
@@ -757,7 +763,8 @@ def _verdict_table(verdicts: list[dict]) -> str:
         t = v.get("t")
         ts = f"{t:.3f}" if isinstance(t, int | float) else _e(t)
         kind = str(v.get("kind", ""))
-        body.append(f"<tr><td>{ts}</td><td>{_badge(kind, kind) if kind in VERDICT_COLOURS else _e(kind)}</td>"
+        shown = _badge(kind, kind) if kind in VERDICT_COLOURS or kind in AS_SLAP else _e(kind)
+        body.append(f"<tr><td>{ts}</td><td>{shown}</td>"
                     f"<td>{_e(v.get('rule', ''))}</td><td>{_e(v.get('player', ''))}</td>"
                     f"<td class=\"say\">{_e(v.get('say', ''))}</td></tr>")
     return ('<table class="num data verdicts"><thead><tr><th>t</th><th>kind</th><th>rule</th><th>player</th>'

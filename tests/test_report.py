@@ -305,6 +305,22 @@ def test_a_snap_report_counts_the_snaps_on_the_table_not_jacks() -> None:
                      frames=250, duration=10.0, cards=cards, verdicts=taken, slaps=[])
     assert tally_line(s) == "5 cards, 2 snaps on the table, 0 slaps, 1 verdict, 0 disputed"
     assert "jack /" not in render_report(s)  # (the timeline's legend)
+    # SN-3, SN-4: a snap is a slap won, a false snap a false slap (both counted, coloured and disputed so), a Snap
+    # Pot a tie
+    from tablecam.report import VERDICT_COLOURS, _colour
+
+    def slap(t: float, player: str, verdict: str) -> SlapRecord:
+        return SlapRecord(t, player, "pile:A", "7H", 1.0, (t - 1.0) * 1000, verdict, False, 0.001, "audio+video")
+
+    s.slaps = [slap(2.1, "C", "snap"), slap(6.0, "B", "false_snap"), slap(8.0, "A", "snap_pot"),
+               slap(8.01, "C", "snap_pot")]
+    figures = render_report(s)
+    assert "<tr><td>C</td><td>2</td><td>1</td><td>0</td>" in figures  # (C: two slaps, one won)
+    assert "<tr><td>B</td><td>1</td><td>0</td><td>1</td>" in figures  # (B: a false snap)
+    assert _colour("snap") == VERDICT_COLOURS["slap_won"] and _colour("false_snap") == VERDICT_COLOURS["false_slap"]
+    assert _colour("snap_pot") == VERDICT_COLOURS["unresolved_tie"]
+    assert [[x.verdict for x in g] for g in disputed(s.slaps)] == [["false_snap"], ["snap_pot", "snap_pot"]]
+    s.slaps = []
     s.game = "slapjack"
     assert tally_line(s).startswith("5 cards, 2 jacks, ") and "jack / card that triggered" in render_report(s)
 
