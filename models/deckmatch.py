@@ -79,6 +79,11 @@ DIFFER_GREY = 40.0  # grey levels (0-255) between two pictures where they are sa
 #: red look-alike's this well (correlation, where the pictures differ), black where no red one's is followed BLACK_FIT
 RED_FIT = 0.5
 BLACK_FIT = 0.2
+#: ... and black where its redness barely varies there at all (spread under this share of the red look-alikes'): a
+#: black picture's differing pixels are black ink and paper, its redness flat, and a correlation of a flat signal
+#: says nothing (rendered Snap 2p s7: JC's picture followed JH's redness 0.2-0.5 by chance, so the jacks' pictures
+#: were taken for not told apart by colour, and a red JH, its frame and index plainly red, was read JC)
+INKLESS_SPREAD = 0.15
 POSED_SLACK_MM = 4.0  # a known pose (:meth:`DeckMatcher.read_posed`) is this far off at most (searched 3 mm around
 #                        the reveals of 9 rendered Cheat games, 28 of 31 were read right; 4 mm, 29; 6 mm around the
 #                        unsure ones too, 29)
@@ -320,8 +325,12 @@ class DeckMatcher:
         def redness(px: np.ndarray) -> np.ndarray:
             return px[:, 2].astype(np.float32) - px[:, :2].astype(np.float32).mean(1)
 
+        spread = min(float(redness(p).std()) for p, r in zip(pics, red, strict=True) if r)
+
         def colour_of(px: np.ndarray) -> list[int]:
             seen = redness(px) - float(redness(px).mean())
+            if float(seen.std()) < INKLESS_SPREAD * spread:
+                return [int(not r) for r in red]
             fits = []
             for p, r in zip(pics, red, strict=True):
                 if not r:
