@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,22 @@ VERDICT_KINDS: frozenset[str] = frozenset({
 #: ruling but the live assistant's call of a card that makes slapping right ("Jack!"), never logged as a verdict
 URGENT_KINDS: frozenset[str] = frozenset({"snap", "slap_won", "false_slap", "pot_won", "snap_pot", "false_snap",
                                           "trigger"})
+
+
+#: verdicts after which the Snap pot is off the table (taken, or the game won with it)
+POT_GONE: frozenset[str] = frozenset({"pot_won", "win"})
+
+
+def piles_moved(line: Mapping[str, Any], game: str) -> list[str]:
+    """The zones a logged verdict line empties (their cards go to a player's stack or to the Snap pot): Slapjack's
+    centre when a slap won it (SJ-2), Snap's matching piles when a snap or a Snap Pot took them (SN-3, SN-4)."""
+    if line.get("type") != "verdict":
+        return []
+    if game == "slapjack" and line.get("kind") == "slap_won":
+        return ["center"]
+    if line.get("kind") in ("snap", "snap_pot"):
+        return [f"pile:{p}" for p in line.get("piles", [])]
+    return []
 
 
 @dataclass(slots=True)

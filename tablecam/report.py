@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from engine.cards import rank
+from engine.verdicts import piles_moved
 
 #: seconds within which slaps on the same card are one race (and worth a look)
 RACE_WINDOW_S = 0.5
@@ -605,8 +606,7 @@ def snap_chances(cards: list[tuple[float, str, str]], verdicts: list[dict]) -> i
     to call (Slapjack's figure is its jacks). A pile leaves the table with the verdict that gives it to a player or
     to the pot (its ``piles``)."""
     tops: dict[str, str] = {}
-    gone = sorted((float(v.get("t", 0.0)), [f"pile:{p}" for p in v.get("piles", [])]) for v in verdicts
-                  if v.get("kind") in ("snap", "snap_pot"))
+    gone = sorted((float(v.get("t", 0.0)), piles_moved(v, "snap")) for v in verdicts if piles_moved(v, "snap"))
     n = 0
     for t, zone, card in sorted(cards):
         while gone and gone[0][0] <= t:

@@ -638,9 +638,9 @@ def test_no_slap_on_the_snap_pot_while_there_is_none(tmp_path) -> None:
 def test_the_snap_pot_is_slapped_from_the_snap_pot_verdict_to_the_one_that_takes_it() -> None:
     """SN-4: the audit opens the pot to slaps when the referee says Snap Pot (the piles it merged may show cards
     again) and closes it when the pot is won; verdicts about the piles leave it as it is."""
-    from engine.verdicts import VERDICT_KINDS
+    from engine.verdicts import POT_GONE, VERDICT_KINDS
     from models.detector import Detections
-    from vision.watcher import POT_GONE, TableWatcher
+    from vision.watcher import TableWatcher
 
     sc = make_script("snap", ["A", "B", "C"], 11, seconds=1.0)
     w = TableWatcher(sc.layout, "snap", lambda crop: Detections(), float(FPS))

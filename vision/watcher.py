@@ -29,6 +29,7 @@ import numpy as np
 from calibration.layout import Layout
 from engine.cards import STANDARD_DECK, adjacent, rank, suit
 from engine.events import Event
+from engine.verdicts import POT_GONE, piles_moved
 from models.detector import Detections, zone_imgsz
 from vision.arms import ArmFinder
 from vision.audio import Onset
@@ -795,8 +796,9 @@ class TableWatcher:
                 self.dealing.append(s)  # ST-5: piles are slapped only when a layout is clear; this hand played
                 # a card, and the tap it was given is that card's landing: left for the card (rendered Spit 2p s5
                 # 15.31 s: B's QH, hidden by the hand a moment, took the tap of A's 3D on the other pile)
-                self._used_onsets -= {i for i, o in enumerate(self.onsets) if o.t == s.t} if s.source != "video" \
-                    else set()
+                i = bisect.bisect_left(self.onsets, s.t, key=lambda o: o.t)
+                if s.source != "video" and i < len(self.onsets) and self.onsets[i].t == s.t:
+                    self._used_onsets.discard(i)
                 continue
             evidence = {"frame": s.frame, "t_video": round(s.t_video, 4), "source": s.source}
             if s.landed_by is not None:  # the hand was at rest from the frame after this one
@@ -869,21 +871,6 @@ class TableWatcher:
     @property
     def waiting(self) -> Sequence[Event]:
         return [p[2] for p in sorted(self._pending)]
-
-
-def piles_moved(d: Mapping[str, Any], game: str) -> list[str]:
-    """The zones a verdict line empties (their cards go to a player's stack or to the pot)."""
-    if d.get("type") != "verdict":
-        return []
-    if game == "slapjack" and d.get("kind") == "slap_won":
-        return ["center"]
-    if d.get("kind") in ("snap", "snap_pot"):
-        return [f"pile:{p}" for p in d.get("piles", [])]
-    return []
-
-
-#: verdicts after which the Snap pot is off the table (taken, or the game won with it)
-POT_GONE = ("pot_won", "win")
 
 
 def _under_hand(box: Any, hands: Sequence[Any]) -> bool:
