@@ -691,3 +691,47 @@ def test_of_two_hands_down_in_one_frame_the_approach_outweighs_a_wrist_another_a
         fused = fuse_audio([a, d], sounds, frame_s=FRAME)
         assert [s.player for s in fused] == [first, "A" if first == "D" else "D"], zone
         assert fused[0].t == 3.7553
+
+
+def test_hands_leaving_after_a_snap_pot_and_the_next_card_coming_are_no_slaps(tmp_path) -> None:
+    """SN-4/TM-2: rendered Snap 2p s5, after the Snap Pot of 6.27-6.38 s. A's hand, resting on B's pile under B's
+    since, shows again as B's lifts, sweeps back over the pile and is gone the next frame: its wrist is as still as a
+    resting one's, but no hand is there (was a slap of A's at 6.81 s). B's next card (QC, shown at 7.30 s) is brought
+    down over B's pile 367 ms before it shows: the hand that lays it, not a slap (was one at 6.95 s)."""
+    sc = make_script("snap", ["A", "B"], 5, seconds=7.6)
+    game = render_game(tmp_path / "snap5.mp4", script=sc, audio=False)
+    lay = Layout.load(game.layout)
+    shown = [(math.ceil(e.t * FPS) / FPS, e.zone) for e in sc.events if e.type == "card"]
+    assert (7.3, "pile:B") in [(round(t, 3), z) for t, z in shown]
+    zones = sorted(z for z in lay.zones if z.startswith("pile:"))
+    found = slaps_in_video(str(game.video), lay, zones, use_audio=False, cards=shown)
+    assert not [s for s in found if 6.5 < s.t < 7.6], found
+    assert {(p, z) for _, p, z in sc.slaps} <= {(s.player, s.zone) for s in found}
+
+
+@pytest.mark.parametrize("stays", [True, False])
+def test_a_hand_whose_wrist_is_still_only_because_it_has_gone_did_not_slap(stays: bool) -> None:
+    """SJ-2: a slap is a hand that comes to rest on the pile. A hand sweeping over the pile and gone the next frame
+    leaves the wrist's strip as still as a resting hand (rendered Snap 2p s5 6.81 s: A's hand, under B's since their
+    Snap Pot, swept back when B's lifted): the hand must still be over the pile when its wrist is first still."""
+    import cv2
+
+    from vision.slaps import SCALE, SlapDetector
+
+    sc = make_script("slapjack", ["A", "B"], 12, seconds=1.0)
+    det = SlapDetector(sc.layout, ["center"], FPS)
+    c = next(c for c in det.corridors if c.player == "B")
+
+    def frame(last_row: int, sleeve: tuple[int, int, int] = (90, 120, 200)) -> np.ndarray:
+        img = np.full((720, 1280, 3), 190, np.uint8)
+        for r in range(last_row):
+            for x, y in zip(c.map_x[r], c.map_y[r], strict=True):
+                cv2.circle(img, (int(x / SCALE), int(y / SCALE)), 5, sleeve, -1)
+        return img
+
+    over = min(c.map_x.shape[0], c.s_centre + 8)
+    # (its front stopped over the centre while the arm still moved: its shading changes)
+    film = [frame(0)] * 3 + [frame(12), frame(24), frame(over), frame(over, (60, 90, 160)), frame(over)] \
+        + [frame(over if stays else 0)] * 8
+    found = [s for i, img in enumerate(film) for s in det.update(i, i / FPS, img)] + det.finish()
+    assert [(s.player, s.frame) for s in found] == ([("B", 5)] if stays else [])

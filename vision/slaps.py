@@ -465,7 +465,10 @@ class SlapDetector:
                     (r for tt, _, r in c.past if tt > seen.t_frame + 1.5 / self.fps), default=0.0) < c.s_centre:
                 continue
             # a palm that slapped rests on the pile; a hand that never comes to rest there (a card dealt past it,
-            # an arm reaching across) slapped nothing (at the end of the video, there is no telling)
+            # an arm reaching across) slapped nothing (at the end of the video, there is no telling); nor one whose
+            # wrist is still only because it has gone (its reach short of the centre when it came to rest)
+            if landed_by is not None and not self._rests_on(c, landed_by):
+                continue
             if not beyond and not (again and c.left >= seen.frame) and (landed_by is not None or final):
                 # a hand still moving frames after it first showed down may have landed as late as that
                 settling = 0.0 if landed_by is None else max(0.0, landed_by - seen.t_frame)
@@ -495,6 +498,14 @@ class SlapDetector:
                     and 0 < o.t_frame - seen.t_frame <= within_s:
                 return True
         return False
+
+    def _rests_on(self, c: Corridor, landed_by: float) -> bool:
+        """Whether the hand is over the pile (the reach past its centre) in the frame after ``landed_by``, when its
+        wrist was first still: a hand lifting off the pile leaves its wrist as still as one resting there (rendered
+        Snap 2p s5 6.81 s: A's hand, resting under B's since their Snap Pot and taken into the background, showed
+        again as B's lifted, swept back over the pile and was gone the next frame: a slap by the arrival rules)."""
+        after = [r for tt, _, r in c.past if tt > landed_by + 1e-6]
+        return not after or after[0] >= c.s_centre
 
     def _landed_by(self, c: Corridor, frame: int) -> float | None:
         """The time of the last frame in which the hand that landed in ``frame`` still moved: its wrist (the strip
@@ -787,14 +798,16 @@ HEARD_LAID_S = 0.02
 
 
 def drop_dealing(slaps: list[SlapSeen], cards: list[tuple[float, str]], before_s: float = 0.15,
-                 after_s: float = 0.1, own_before_s: float = 0.35) -> list[SlapSeen]:
+                 after_s: float = 0.1, own_before_s: float = 0.45) -> list[SlapSeen]:
     """Without the hands that laid cards: a "slap" on a pile within ``before_s`` before (or ``after_s`` after) a new
     card showed there is the hand that put it down. On one's own pile (``pile:P`` by P, Snap), where the hand lays
-    its card after a short reach, up to ``own_before_s`` before; on another's, never (its owner lays its cards: that
-    hand slapped, anticipated, TM-2). A hand heard hitting the pile (:data:`SLAP_SOUND_DB`) after the card showed (or
-    in the same frame, :data:`HEARD_LAID_S`) slapped it: the hand that lays a card is down before the card shows,
-    and puts it down softly (rendered Slapjack 3p s6 3.35 s: C's JD, B's hand on it 60 ms later, anticipated; the
-    dealing hands of 24 rendered Slapjack and Snap games were all down 33 ms or more before their cards showed).
+    its card after a short reach, up to ``own_before_s`` before (rendered Snap 2p s5 6.93 s: B's hand held its QC
+    over B's pile 367 ms before letting go; 0.35 s had made it a slap); on another's, never (its owner lays its
+    cards: that hand slapped, anticipated, TM-2). A hand heard hitting the pile (:data:`SLAP_SOUND_DB`) after the
+    card showed (or in the same frame, :data:`HEARD_LAID_S`) slapped it: the hand that lays a card is down before the
+    card shows, and puts it down softly (rendered Slapjack 3p s6 3.35 s: C's JD, B's hand on it 60 ms later,
+    anticipated; the dealing hands of 24 rendered Slapjack and Snap games were all down 33 ms or more before their
+    cards showed).
     ``cards``: (time the card first showed, zone)."""
     def laid(s: SlapSeen) -> bool:
         if s.zone.startswith("pile:") and s.zone != f"pile:{s.player}":
