@@ -32,6 +32,7 @@ from calibration.layout import Layout, LayoutError, draw_zones
 from engine.events import Event, GameHeader
 from engine.games import new_referee
 from models.reader import attach_deck, load_card_model
+from tablecam.config import did_you_mean
 from tablecam.cores import one_blas_thread
 from tablecam.gamelog import LogWriter
 from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
@@ -262,7 +263,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     ``vision.frames.VideoError`` when the file is not a video at all."""
     video = Path(video)
     if game not in AUDIT_GAMES:
-        raise AuditError(f"audit knows {', '.join(AUDIT_GAMES)} for now, not {game!r}")
+        raise AuditError(f"audit knows {', '.join(AUDIT_GAMES)} for now, not {game!r}{did_you_mean(game, AUDIT_GAMES)}")
     info = probe(video)
     try:
         lay = Layout.load(layout)

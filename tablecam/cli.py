@@ -5,7 +5,6 @@ Defaults live in ``cfg/default.yaml``; unknown keys and modes are refused with t
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from collections.abc import Callable, Iterable
@@ -15,7 +14,7 @@ from engine.events import GAMES, GameHeader, dumps
 from engine.games import new_referee
 from engine.referee import GameSetupError, Referee
 from engine.verdicts import Output, Verdict
-from tablecam.config import ConfigError, parse_args, whole_number
+from tablecam.config import ConfigError, did_you_mean, parse_args, whole_number
 from tablecam.gamelog import LogWriter, open_log, read_lines
 
 USAGE = """\
@@ -447,6 +446,9 @@ def _table(cfg: dict[str, Any], video: str | None) -> tuple[str, Any, str, list[
 
     from calibration.layout import Layout, LayoutError
 
+    if cfg["game"] and cfg["game"] not in GAMES:  # (before the layout: the name typed wrong is the first thing to say)
+        raise ConfigError(f"unknown game {cfg['game']!r}{did_you_mean(str(cfg['game']), GAMES)} "
+                          f"(games: {', '.join(GAMES)})")
     layout = cfg["layout"] or (str(Path(video).with_suffix("")) + ".layout.yaml" if video else None)
     if not layout or not Path(layout).is_file():
         raise ConfigError(f"no layout{' at ' + layout if layout else ''}: make one with tablecam calibrate, "
@@ -468,6 +470,8 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     from tablecam.report import tally_line
     from vision.frames import VideoError
 
+    if not Path(video).is_file():  # (before its layout, named after it)
+        raise ConfigError(f"no video at {video}")
     layout, _, game, players = _table(cfg, video)
     beside = str(Path(video).with_suffix(""))  # what synth-video writes next to a video it films
     said = cfg["said"]
@@ -649,9 +653,7 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_help([])
     mode, rest = argv[0], argv[1:]
     if mode not in MODES:
-        close = difflib.get_close_matches(mode, list(MODES), n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
-        _eprint(f"tablecam: unknown mode {mode!r}{hint} (modes: {', '.join(MODES)})")
+        _eprint(f"tablecam: unknown mode {mode!r}{did_you_mean(mode, list(MODES))} (modes: {', '.join(MODES)})")
         return 2
     try:
         return MODES[mode](rest)

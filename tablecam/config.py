@@ -31,6 +31,12 @@ def parse_value(text: str) -> Any:
     return text if isinstance(value, list | dict) and not text.lstrip().startswith(("[", "{")) else value
 
 
+def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """``; did you mean 'x'?`` for the choice closest to a mistyped ``word``, or nothing when none is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
 def parse_args(mode: str, args: list[str]) -> tuple[dict[str, Any], list[str]]:
     """Split ``args`` into settings (``key=value``) over the mode's defaults and the remaining positionals.
 
@@ -53,9 +59,7 @@ def parse_args(mode: str, args: list[str]) -> tuple[dict[str, Any], list[str]]:
             continue
         top, _, sub = key.partition(".")
         if top not in cfg:
-            close = difflib.get_close_matches(top, list(cfg), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise ConfigError(f"'{top}' is not a valid key for tablecam {mode}{hint} "
+            raise ConfigError(f"'{top}' is not a valid key for tablecam {mode}{did_you_mean(top, list(cfg))} "
                               f"(valid keys: {', '.join(cfg)})")
         if sub:
             if not isinstance(cfg[top], dict):

@@ -34,6 +34,7 @@ from engine.games import new_referee
 from engine.verdicts import Verdict
 from models.reader import attach_deck, load_card_model
 from tablecam.audio_out import Player
+from tablecam.config import did_you_mean
 from tablecam.cores import one_blas_thread
 from tablecam.gamelog import LogWriter
 from tablecam.hints import HINT_GAMES, HintTimer, speak_hint
@@ -172,7 +173,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
     from ``typed``, a text stream), or a said log on the recording's clock (with ``video``)."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     if game not in LIVE_GAMES:
-        raise LiveError(f"live knows {', '.join(LIVE_GAMES)} for now, not {game!r}")
+        raise LiveError(f"live knows {', '.join(LIVE_GAMES)} for now, not {game!r}{did_you_mean(game, LIVE_GAMES)}")
     if detector is None and not Path(model).is_file():
         raise LiveError(f"no detector model at {model}; train one (tablecam train) or pass model=PATH")
     try:

@@ -52,6 +52,14 @@ def test_outputs_are_written_and_valid(audited) -> None:
     assert disputed and all((out / f).is_file() for r in disputed for f in r.frames)
 
 
+def test_a_game_the_audit_does_not_know_is_refused_with_the_nearest_name(game: RenderedGame, tmp_path: Path) -> None:
+    with pytest.raises(AuditError, match="not 'slapjak'; did you mean 'slapjack'"):
+        audit(game.video, "slapjak", ["Ann", "Bob", "Cy"], game.layout, tmp_path / "out", progress=False)
+    with pytest.raises(AuditError, match="not 'poker'$"):
+        audit(game.video, "poker", ["Ann", "Bob", "Cy"], game.layout, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
 def test_layout_for_another_frame_size_is_refused(game: RenderedGame, tmp_path: Path) -> None:
     bad = tmp_path / "small.layout.yaml"
     text = game.layout.read_text().replace("width: 1280", "width: 640").replace("height: 720", "height: 480")

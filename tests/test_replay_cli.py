@@ -125,6 +125,21 @@ def test_unknown_keys_and_modes_get_a_suggestion(capsys: pytest.CaptureFixture[s
     assert "speed is for 2-2 players" in capsys.readouterr().err
 
 
+def test_audit_and_live_say_first_what_was_typed_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped game is named before the layout is looked for, and a missing video before its layout (whose
+    name comes from the video's): the layout was never the problem."""
+    video = tmp_path / "game.mp4"
+    video.write_bytes(b"")
+    assert main(["audit", str(video), "game=snapp"]) == 2
+    assert "unknown game 'snapp'; did you mean 'snap'?" in capsys.readouterr().err
+    assert main(["live", "game=spitt"]) == 2
+    assert "unknown game 'spitt'; did you mean 'spit'?" in capsys.readouterr().err
+    assert main(["audit", str(tmp_path / "nope.mp4")]) == 2
+    assert f"no video at {tmp_path / 'nope.mp4'}" in capsys.readouterr().err
+    assert main(["audit", str(video)]) == 2  # (there is a video: its layout is what is missing)
+    assert "no layout at" in capsys.readouterr().err
+
+
 def test_simulate_with_verdicts_writes_a_log_that_replays_identically(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The log the live system writes (observations and verdicts) re-referees to the same verdicts."""
