@@ -93,6 +93,25 @@ POSED_HIDES_MM = 2.0  # a card above hides this much around it too (its shadow, 
 _UNIT = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
 
 
+#: a back whose band just inside its edge varies at least this much relative to its middle is printed to its edges
+#: (the renderer's backs: 0.97-1.01 printed so, 0.00 with a margin or a plain edge)
+EDGE_PATTERN = 0.5
+
+
+def printed_to_edge(picture: np.ndarray) -> bool:
+    """Whether a card back's picture (RGB or RGBA, the card alone) has its pattern running to its edges: the band
+    0.5-2.5 % of its width inside each side (the middle of each side: rounded corners) varies as much as its middle
+    does. Where two such backs overlap on the table no outline tells them apart (:mod:`vision.fan`)."""
+    g = cv2.cvtColor(np.ascontiguousarray(picture[..., :3]), cv2.COLOR_RGB2GRAY).astype(np.float32)
+    h, w = g.shape
+    b0, b1 = max(1, int(0.005 * w)), max(2, int(0.025 * w))
+    ys, xs = slice(int(0.2 * h), int(0.8 * h)), slice(int(0.2 * w), int(0.8 * w))
+    band = np.concatenate([g[ys, b0:b1].ravel(), g[ys, w - b1:w - b0].ravel(), g[b0:b1, xs].ravel(),
+                           g[h - b1:h - b0, xs].ravel()])
+    middle = g[int(0.15 * h):int(0.85 * h), int(0.15 * w):int(0.85 * w)]
+    return bool(middle.std() > 1.0 and band.std() >= EDGE_PATTERN * middle.std())
+
+
 def _flat_face(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """An RGB(A) card picture as a BGR float32 face ``size`` (w, h) px; transparent corners grey."""
     rgb = img[..., :3].astype(np.float32)
@@ -170,7 +189,10 @@ class DeckMatcher:
     ``faces``: code -> RGB or RGBA picture (one per card; a code missing cannot be read by this matcher).
     ``image_to_mm``: the 3x3 homography from image pixels to the table in mm (``Layout.homography``)."""
 
-    def __init__(self, faces: dict[str, np.ndarray], image_to_mm: np.ndarray) -> None:
+    def __init__(self, faces: dict[str, np.ndarray], image_to_mm: np.ndarray, back: np.ndarray | None = None
+                 ) -> None:
+        #: the deck's back is printed to its edges (no plain margin): None where no picture of it was given
+        self.back_to_edge = None if back is None else printed_to_edge(back)
         self.codes = tuple(c for c in FACES if c in faces)
         if not self.codes:
             raise ValueError("the deck has no card pictures")
@@ -211,7 +233,7 @@ class DeckMatcher:
         found = load_face_folder(path)
         if not found:
             raise ValueError(f"deck={folder}: no card pictures named like 10C.png or 10_of_clubs.png")
-        return cls({c: v[0] for c, v in found.items()}, image_to_mm)
+        return cls({c: v[0] for c, v in found.items()}, image_to_mm, found.get("back", [None])[0])
 
     def _flat(self, frame: np.ndarray, origin: np.ndarray, centre_mm: np.ndarray, angle_deg: float,
               half_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:

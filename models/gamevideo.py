@@ -841,11 +841,12 @@ DECK_PICTURE_PX = 352  # the height of each picture in a rendered game's deck fo
 
 
 def write_deck(deck: Any, folder: Path) -> None:
-    """The faces of the deck a game was filmed with, one picture per card (``10C.png``) in ``folder``: what a
-    player would photograph of their own deck, for ``tablecam audit deck=`` (:mod:`models.deckmatch`)."""
+    """The faces of the deck a game was filmed with, one picture per card (``10C.png``) and its back (``back.png``)
+    in ``folder``: what a player would photograph of their own deck, for ``tablecam audit deck=``
+    (:mod:`models.deckmatch`)."""
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.png"):  # another game's deck rendered here before
         old.unlink()
-    for code in FACES:
+    for code in (*FACES, "back"):  # (its back too: whether it is printed to its edges, vision.fan)
         rgba = deck.image(code, DECK_PICTURE_PX)
         cv2.imwrite(str(folder / f"{code}.png"), cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGRA))

@@ -160,10 +160,14 @@ def test_a_rendered_game_comes_with_its_deck_and_the_audit_checks_what_the_deck_
     sc = make_script("slapjack", 2, 5, seconds=2.0)
     r = render_game(tmp_path / "g.mp4", script=sc, seconds=2.0, audio=False)
     deck_dir = tmp_path / "g.deck"
-    assert sorted(p.stem for p in deck_dir.glob("*.png")) == sorted(FACES)
+    assert sorted(p.stem for p in deck_dir.glob("*.png")) == sorted([*FACES, "back"])  # (its back: vision.fan)
     pic = cv2.imread(str(deck_dir / "QS.png"))
     assert pic.shape[0] == 352 and pic.shape[1] < pic.shape[0]
     lay = Layout.load(r.layout)
+    from models.deckmatch import printed_to_edge
+
+    back = cv2.cvtColor(cv2.imread(str(deck_dir / "back.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
+    assert DeckMatcher.from_folder(deck_dir, lay.homography).back_to_edge is printed_to_edge(back)
     flat = Layout(**{**lay.__dict__, "homography": None})
     flat.save(tmp_path / "flat.layout.yaml")
     with pytest.raises(AuditError, match="no table homography"):
@@ -178,7 +182,7 @@ def test_a_rendered_game_comes_with_its_deck_and_the_audit_checks_what_the_deck_
               deck=tmp_path / "nowhere")
     assert not (tmp_path / "out").exists()
     write_deck(FaceSet("builtin").deck(np.random.default_rng(1)), deck_dir)  # written again: the old ones go
-    assert len(list(deck_dir.glob("*.png"))) == len(FACES)
+    assert len(list(deck_dir.glob("*.png"))) == len(FACES) + 1
 
 
 def test_the_audit_command_uses_the_deck_beside_the_video_unless_told_not_to(tmp_path: Path,

@@ -402,3 +402,39 @@ def test_a_card_turned_up_that_the_detector_boxes_three_ways_is_one_card() -> No
         seen.append(w.look(i, i / 30, boxed("back") if i < 6 else boxed("KS", "KS", "KS")))
     reveals = [s for s in seen if s is not None and s.kind == "reveal"]
     assert [(r.cards, r.count) for r in reveals] == [(("KS",), 1)]
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_a_fan_of_backs_printed_to_their_edges_is_told_apart_by_the_seams_of_their_pattern(seed: int) -> None:
+    """CH-2: where two backs printed to their edges overlap (the built-in decks of seeds 21 and 22: checks and a
+    lattice, no margin) no outline shows between them: a fan of three is fitted as one card. Where the pattern breaks
+    (each pixel against the one a period away, :func:`vision.fan.pattern_seams`) is an edge too: three. (Of such
+    synthetic fans it is not always so: seed 5's lattice on a light cloth, three without the seams, two with; on
+    rendered 2-player games of seeds 15 and 21, 20 -> 24 of 32 batches and reveals right.)"""
+    from models.deckmatch import printed_to_edge
+
+    back = FaceSet("builtin").deck(np.random.default_rng([seed, 5])).image("back", 300)
+    assert printed_to_edge(back)
+    rng = np.random.default_rng(seed)
+    frame = table(True, seed)
+    for _ in range(3):
+        lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, 3.0)))
+    view, crop = view_and_crop()
+    before = grey(frame, crop)
+    for k in range(3):
+        lay_back(frame, back, ((k - 1) * FAN_MM, 0.0), 4.0 + (k - 1) * 6.0)
+    now = grey(frame, crop)
+    assert len(fit_batch(now, view, before, seams=True)) == 3
+    assert len(fit_batch(now, view, before)) == 1
+
+
+@pytest.mark.parametrize(("seed", "to_edge"), [(5, True), (15, True), (21, True), (238, False), (11, False),
+                                               (12, False), (17, False)])
+def test_a_back_printed_to_its_edges_is_told_from_one_with_a_margin(seed: int, to_edge: bool) -> None:
+    """The deck folder's ``back.png`` says whether the pattern runs to the card's edges (the renderer's decks of seeds
+    5, 15 and 21) or stops at a margin (238, 11, 12); seed 17's rosette on a plain ground has no pattern at its edge
+    to break."""
+    from models.deckmatch import printed_to_edge
+
+    back = FaceSet("builtin").deck(np.random.default_rng([seed, 5])).image("back", 352)
+    assert printed_to_edge(back) is to_edge

@@ -167,8 +167,13 @@ class BatchWatcher(PileTracker):
         if self._view is None:
             self._view = FlatView.around(self.zone.polygon, self.image_to_mm, (self.crop[0], self.crop[1]))
         self._batch_looks = (self._frames[-1][2], self._settled)
-        self._batch_poses = fit_batch(self._frames[-1][2], self._view, self._settled)
+        self._batch_poses = fit_batch(self._frames[-1][2], self._view, self._settled, self._seams())
         return len(self._batch_poses)  # (the top one changed)
+
+    def _seams(self) -> bool:
+        """Whether the deck's back is printed to its edges (its picture in the deck folder says so): the cards of a
+        fan are told apart by the seams of its pattern too (:func:`vision.fan.pattern_seams`)."""
+        return bool(getattr(self.deck, "back_to_edge", False))
 
     def _unboxed_batch(self, index: int, t: float) -> BatchSeen | None:
         """A batch laid with no new back boxed (a back design the detector is unsure of: rendered Cheat s5's fine
@@ -210,7 +215,8 @@ class BatchWatcher(PileTracker):
         if sure < TURNED_SURE and self._batch_looks is not None and self._view is not None:
             a = self._batch_poses[0].angle
             now, before = self._batch_looks
-            turned = fit_cards(now, self._view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP))
+            turned = fit_cards(now, self._view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP),
+                               self._seams())
             # as many cards as were counted (the referee holds the batch at that count: rendered Cheat s11 11.58 s,
             # two sideways cards fitted as one upright, were counted one; read two, the reveal was refused)
             if len(turned) == len(self._batch_poses):
