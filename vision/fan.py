@@ -256,7 +256,7 @@ def pattern_seams(grey: np.ndarray, view: FlatView, mask: np.ndarray | None = No
         v = np.array([x - ox, y - oy], float)
         ac[max(0, y - 2):y + 3, max(0, x - 2):x + 3] = -1.0
         ac[max(0, 2 * oy - y - 2):2 * oy - y + 3, max(0, 2 * ox - x - 2):2 * ox - x + 3] = -1.0
-        if all(abs(float(np.cross(v, u))) > 0.3 * np.linalg.norm(v) * np.linalg.norm(u) for u in periods):
+        if all(abs(float(v[0] * u[1] - v[1] * u[0])) > 0.3 * np.linalg.norm(v) * np.linalg.norm(u) for u in periods):
             periods.append(v)
     if not periods:
         return None
