@@ -606,7 +606,7 @@ def snap_chances(cards: list[tuple[float, str, str]], verdicts: list[dict]) -> i
     to call (Slapjack's figure is its jacks). A pile leaves the table with the verdict that gives it to a player or
     to the pot (its ``piles``)."""
     tops: dict[str, str] = {}
-    gone = sorted((float(v.get("t", 0.0)), piles_moved(v, "snap")) for v in verdicts if piles_moved(v, "snap"))
+    gone = sorted((float(v.get("t", 0.0)), moved) for v in verdicts if (moved := piles_moved(v, "snap")))
     n = 0
     for t, zone, card in sorted(cards):
         while gone and gone[0][0] <= t:

@@ -548,11 +548,9 @@ def test_an_arm_whose_sleeve_matches_the_table_still_holds_the_pile_by_its_forea
     assert [(s.player, s.frame) for s in found] == [("D", 5)]
 
 
-def test_a_hand_that_came_short_of_the_centre_and_went_back_has_left_the_pile_and_may_slap_at_once() -> None:
-    """SJ-2/TM-3: rendered Slapjack 2p s12 at 6.89 s: B's hand came over the pile, stopped short and drew back short
-    of its centre (no slap), then came in fast and slapped, 1 ms before A: the arrival rules kept B "on" the pile
-    after the first stop, so the slap was never looked for, A took the pile and the tie (TM-3) was lost. A hand
-    whose reach falls short of the centre as it stops has left the pile; its next arrival is a slap like any."""
+def _b_arm_over_the_centre() -> tuple:
+    """A 2-player Slapjack table's slap detector, B's corridor to the centre, and ``frame(last_row, sleeve)``: a
+    frame with B's sleeve drawn over that corridor's first ``last_row`` rows (an arm reaching that far)."""
     import cv2
 
     from vision.slaps import SCALE, SlapDetector
@@ -560,7 +558,6 @@ def test_a_hand_that_came_short_of_the_centre_and_went_back_has_left_the_pile_an
     sc = make_script("slapjack", ["A", "B"], 12, seconds=1.0)
     det = SlapDetector(sc.layout, ["center"], FPS)
     c = next(c for c in det.corridors if c.player == "B")
-    rows = c.map_x.shape[0]
 
     def frame(last_row: int, sleeve: tuple[int, int, int] = (90, 120, 200)) -> np.ndarray:
         img = np.full((720, 1280, 3), 190, np.uint8)
@@ -569,6 +566,16 @@ def test_a_hand_that_came_short_of_the_centre_and_went_back_has_left_the_pile_an
                 cv2.circle(img, (int(x / SCALE), int(y / SCALE)), 5, sleeve, -1)
         return img
 
+    return det, c, frame
+
+
+def test_a_hand_that_came_short_of_the_centre_and_went_back_has_left_the_pile_and_may_slap_at_once() -> None:
+    """SJ-2/TM-3: rendered Slapjack 2p s12 at 6.89 s: B's hand came over the pile, stopped short and drew back short
+    of its centre (no slap), then came in fast and slapped, 1 ms before A: the arrival rules kept B "on" the pile
+    after the first stop, so the slap was never looked for, A took the pile and the tie (TM-3) was lost. A hand
+    whose reach falls short of the centre as it stops has left the pile; its next arrival is a slap like any."""
+    det, c, frame = _b_arm_over_the_centre()
+    rows = c.map_x.shape[0]
     # (drawing back, the arm moves all along its length: its shading changes)
     short, over = c.s_centre - 6, min(rows, c.s_centre + 8)
     film = [frame(0)] * 3 + [frame(12), frame(24), frame(c.s_centre + 4), frame(short, (60, 90, 160)), frame(over)] \
@@ -714,21 +721,7 @@ def test_a_hand_whose_wrist_is_still_only_because_it_has_gone_did_not_slap(stays
     """SJ-2: a slap is a hand that comes to rest on the pile. A hand sweeping over the pile and gone the next frame
     leaves the wrist's strip as still as a resting hand (rendered Snap 2p s5 6.81 s: A's hand, under B's since their
     Snap Pot, swept back when B's lifted): the hand must still be over the pile when its wrist is first still."""
-    import cv2
-
-    from vision.slaps import SCALE, SlapDetector
-
-    sc = make_script("slapjack", ["A", "B"], 12, seconds=1.0)
-    det = SlapDetector(sc.layout, ["center"], FPS)
-    c = next(c for c in det.corridors if c.player == "B")
-
-    def frame(last_row: int, sleeve: tuple[int, int, int] = (90, 120, 200)) -> np.ndarray:
-        img = np.full((720, 1280, 3), 190, np.uint8)
-        for r in range(last_row):
-            for x, y in zip(c.map_x[r], c.map_y[r], strict=True):
-                cv2.circle(img, (int(x / SCALE), int(y / SCALE)), 5, sleeve, -1)
-        return img
-
+    det, c, frame = _b_arm_over_the_centre()
     over = min(c.map_x.shape[0], c.s_centre + 8)
     # (its front stopped over the centre while the arm still moved: its shading changes)
     film = [frame(0)] * 3 + [frame(12), frame(24), frame(over), frame(over, (60, 90, 160)), frame(over)] \

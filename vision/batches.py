@@ -22,7 +22,7 @@ from calibration.homography import map_points
 from engine.cards import rank
 from models.classes import FACES
 from models.detector import Detections
-from vision.fan import ANGLE_STEP, FlatView, card_corners, fit_batch, fit_cards, refit_cards
+from vision.fan import ANGLE_STEP, FlatView, card_corners, fit_batch, fit_cards, refit_cards, seam_edges
 from vision.tracking import FACE_EXCLUDE, PileTracker
 
 #: a hand box the detector is at least this sure of is a hand; one it is less sure of is a hand only while something
@@ -216,7 +216,7 @@ class BatchWatcher(PileTracker):
             a = self._batch_poses[0].angle
             now, before = self._batch_looks
             turned = fit_cards(now, self._view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP),
-                               self._seams())
+                               seam_edges(now, self._view, before) if self._seams() else None)
             # as many cards as were counted (the referee holds the batch at that count: rendered Cheat s11 11.58 s,
             # two sideways cards fitted as one upright, were counted one; read two, the reveal was refused)
             if len(turned) == len(self._batch_poses):

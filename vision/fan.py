@@ -295,22 +295,34 @@ def _hide(visible: np.ndarray, x: int, y: int, angle: float) -> np.ndarray:
     return visible * (mask < 0.5)
 
 
+def _changed_pixels(now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Crop pixels that changed since the settled look before, compared at the camera's resolution (a back's
+    stripes blur to one grey in the flat view)."""
+    diff = cv2.absdiff(cv2.GaussianBlur(now, (0, 0), 0.7), cv2.GaussianBlur(before, (0, 0), 0.7))
+    return diff > CHANGED_GREY
+
+
+def seam_edges(now: np.ndarray, view: FlatView, before: np.ndarray | None) -> np.ndarray | None:
+    """What the pattern's seams about the batch just laid add to the outline's edges (flat view,
+    :data:`SEAM_WEIGHT`): for backs printed to their edges. None where no pattern repeats there, or no look before
+    says what was laid."""
+    if before is None:
+        return None
+    broken = pattern_seams(now, view, _changed_pixels(now, before))
+    return None if broken is None else SEAM_WEIGHT * broken
+
+
 def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
-              top_angles: np.ndarray | None = None, seams: bool = False) -> list[CardPose]:
+              top_angles: np.ndarray | None = None, seams: np.ndarray | None = None) -> list[CardPose]:
     """The cards lying in ``now`` (a grey crop of a settled pile, no hand over it), top first. ``before``: the crop
     at the settled look before, to say what changed. ``top_angles``: the angles (degrees) the top card is tried
-    at, all where None. ``seams``: the backs are printed to their edges; where their pattern breaks is an edge too
-    (:data:`SEAM_WEIGHT`)."""
+    at, all where None. ``seams``: for backs printed to their edges, where their pattern breaks, an edge too
+    (:func:`seam_edges`)."""
     flat, gx, gy = _gradients(now, view)
     grad = np.hypot(gx, gy)
     changed = np.ones_like(flat)
-    seam_edges = None
-    if before is not None:  # compared at the camera's resolution: a back's stripes blur to one grey in the flat view
-        diff = cv2.absdiff(cv2.GaussianBlur(now, (0, 0), 0.7), cv2.GaussianBlur(before, (0, 0), 0.7))
-        changed = view.warp((diff > CHANGED_GREY).astype(np.float32))
-        if seams:
-            broken = pattern_seams(now, view, diff > CHANGED_GREY)
-            seam_edges = None if broken is None else SEAM_WEIGHT * broken
+    if before is not None:
+        changed = view.warp(_changed_pixels(now, before).astype(np.float32))
     visible = np.ones_like(flat)
     area = CARD_MM[0] * CARD_MM[1] * PX_PER_MM ** 2
     cards: list[CardPose] = []
@@ -326,7 +338,7 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
         visible_f, changed_f, grad_f = spectra.of(visible), spectra.of(changed_here), spectra.of(grad * visible)
         for angle in angles:
             _, _, sides_f, inside_f, _, _, inside_px, outline_px = spectra.kernels(float(angle))
-            outline, edge = _outline_edge(spectra, gx, gy, visible, visible_f, float(angle), seam_edges)
+            outline, edge = _outline_edge(spectra, gx, gy, visible, visible_f, float(angle), seams)
             shows = spectra.corr((visible_f, inside_f))
             new = spectra.corr((changed_f, inside_f)) / np.maximum(shows, 1.0)
             # another card's rim across what shows of this one: this one lies under it (a fan's end card has a whole
@@ -383,12 +395,14 @@ def fit_batch(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
     a strip (:data:`MIN_SHOWN`): two cards laid sideways, the lower one's strip showing below the upper one, make an
     outer outline an upright card fits (rendered Cheat 3p s11 10.39 s: fitted upright, one card; sideways, 0.95 as
     sharp, a strip 0.28 of the lower card showing: two). On 9 rendered games (109 batches fitted) it changed two counts,
-    both to the truth's; of the single cards, none turned fits showed a strip under them with a top this sharp."""
-    cards = fit_cards(now, view, before, seams=seams)
+    both to the truth's; of the single cards, none turned fits showed a strip under them with a top this sharp.
+    ``seams``: the backs are printed to their edges (:func:`seam_edges`)."""
+    edges = seam_edges(now, view, before) if seams else None  # (once for both fits)
+    cards = fit_cards(now, view, before, seams=edges)
     if not cards:
         return cards
     a = cards[0].angle
-    turned = fit_cards(now, view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP), seams)
+    turned = fit_cards(now, view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP), edges)
     if len(turned) > len(cards) and turned[0].edge >= SIDEWAYS_TOP * cards[0].edge and turned[1].shown >= MIN_SHOWN:
         return turned
     return cards
