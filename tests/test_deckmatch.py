@@ -514,3 +514,20 @@ def test_a_black_look_alike_whose_redness_is_flat_is_black_whatever_its_chance_c
     assert DeckMatcher._ink_colour(jh_seen, pics, codes) == [0, 1, 1, 0]
     jc_seen = picture((40.0, 40.0, 45.0), slice(100, 120)) + np.random.default_rng(3).normal(0, 2, (200, 3))
     assert DeckMatcher._ink_colour(jc_seen.astype(np.float32), pics, codes) == [1, 0, 0, 1]
+
+
+def test_a_club_court_is_told_from_the_spade_at_the_cameras_resolution(tmp_path: Path) -> None:
+    """TM-1: look-alikes of one colour (a court's club and spade in a design that draws every jack alike) differ
+    only in a few suit signs, a blob of six pixels at the search's 0.667 px per mm. Rendered Snap 4p s5: B's JC at
+    1.36 s matched JC and JS within 0.001 and was read JS there (and the real JS laid on it at 4.56 s was then no
+    new card); compared again at the camera's own resolution (about 1.06 px per mm), aligned anew, it is JC."""
+    game = render_game(tmp_path / "snap.mp4", "snap", ["A", "B", "C", "D"], seed=5, seconds=1.9, audio=False)
+    lay = Layout.load(game.layout)
+    matcher = DeckMatcher.from_folder(str(game.video)[:-4] + ".deck", lay.homography)
+    assert 1.0 < matcher._native_px(np.array([200.0, 293.0])) < 1.15  # (this table, seen at 720p)
+    cap = cv2.VideoCapture(str(game.video))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 50)
+    ok, frame = cap.read()
+    assert ok
+    scores = matcher.scores(frame, (378.2, 311.3, 478.4, 390.8))
+    assert [FACES[k] for k in np.argsort(-scores)[:2]] == ["JC", "JS"]
