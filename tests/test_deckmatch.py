@@ -380,21 +380,26 @@ def test_the_batched_comparisons_give_what_match_template_gives_one_by_one(deck)
         assert np.abs(flat - m._flat(frame, np.zeros(2), centre, float(a), half, 0.667)).mean() < 1.0
 
 
+def _read_in_rendered_game(video: Path, game: str, players: list[str], seed: int, seconds: float, frame_index: int,
+                           box: tuple[float, float, float, float]) -> tuple[DeckMatcher, np.ndarray]:
+    """Render the first ``seconds`` of a game and score ``box`` of frame ``frame_index`` against the deck filmed
+    (a fresh matcher: nothing read before)."""
+    rendered = render_game(video, game, players, seed=seed, seconds=seconds, audio=False)
+    matcher = DeckMatcher.from_folder(str(rendered.video)[:-4] + ".deck", Layout.load(rendered.layout).homography)
+    cap = cv2.VideoCapture(str(rendered.video))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, frame_index)
+    ok, frame = cap.read()
+    assert ok
+    return matcher, matcher.scores(frame, box)
+
+
 def test_a_red_ten_blurred_like_its_black_look_alike_is_read_red(tmp_path: Path) -> None:
     """TM-1 with ST-3: matched channel by channel, a webcam's red ten of diamonds (its pips dark red, blurred wider
     than the picture's) looks like the black ten of spades: in green and blue its pips are as dark, in red they
     still darken the paper (rendered Spit s12, B's first column at 1.7 s: 10S 0.871, 10D 0.870, read 10S, and the
     real 10S turned up on another column was then refused as a second one). The look-alikes are of both suit
     colours: the one whose red ink the card's follows is the read."""
-    game = render_game(tmp_path / "spit.mp4", "spit", ["A", "B"], seed=12, seconds=1.8, audio=False)
-    lay = Layout.load(game.layout)
-    stem = str(game.video)[:-4]
-    matcher = DeckMatcher.from_folder(stem + ".deck", lay.homography)
-    cap = cv2.VideoCapture(str(game.video))
-    cap.set(cv2.CAP_PROP_POS_FRAMES, 51)
-    ok, frame = cap.read()
-    assert ok
-    scores = matcher.scores(frame, (786, 127, 857, 227))
+    _, scores = _read_in_rendered_game(tmp_path / "spit.mp4", "spit", ["A", "B"], 12, 1.8, 51, (786, 127, 857, 227))
     assert [FACES[k] for k in np.argsort(-scores)[:2]] == ["10D", "10S"]
     assert scores[FACES.index("10S")] > scores[FACES.index("10D")] - 0.01  # (as close as that)
 
@@ -521,13 +526,7 @@ def test_a_club_court_is_told_from_the_spade_at_the_cameras_resolution(tmp_path:
     only in a few suit signs, a blob of six pixels at the search's 0.667 px per mm. Rendered Snap 4p s5: B's JC at
     1.36 s matched JC and JS within 0.001 and was read JS there (and the real JS laid on it at 4.56 s was then no
     new card); compared again at the camera's own resolution (about 1.06 px per mm), aligned anew, it is JC."""
-    game = render_game(tmp_path / "snap.mp4", "snap", ["A", "B", "C", "D"], seed=5, seconds=1.9, audio=False)
-    lay = Layout.load(game.layout)
-    matcher = DeckMatcher.from_folder(str(game.video)[:-4] + ".deck", lay.homography)
+    matcher, scores = _read_in_rendered_game(tmp_path / "snap.mp4", "snap", ["A", "B", "C", "D"], 5, 1.9, 50,
+                                             (378.2, 311.3, 478.4, 390.8))
     assert 1.0 < matcher._native_px(np.array([200.0, 293.0])) < 1.15  # (this table, seen at 720p)
-    cap = cv2.VideoCapture(str(game.video))
-    cap.set(cv2.CAP_PROP_POS_FRAMES, 50)
-    ok, frame = cap.read()
-    assert ok
-    scores = matcher.scores(frame, (378.2, 311.3, 478.4, 390.8))
     assert [FACES[k] for k in np.argsort(-scores)[:2]] == ["JC", "JS"]
