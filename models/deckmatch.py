@@ -319,23 +319,30 @@ class DeckMatcher:
         return self._fine[key]
 
     def _fine_look(self, frame: np.ndarray, origin: np.ndarray, pose: tuple[float, np.ndarray], close: list[int],
-                   flip: bool) -> tuple[list[np.ndarray], np.ndarray]:
+                   flip: bool, shows: np.ndarray | None = None
+                   ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray | None]:
         """The look-alikes' pictures at the camera's resolution and the card there, aligned on the first of them
         (the best match): at each of :data:`FINE_TURNS` about the pose, where that picture fits best within
-        :data:`FINE_SLACK_MM`."""
+        :data:`FINE_SLACK_MM`; on the part that ``shows`` (a mask at the search's resolution) when given, which is
+        returned at the camera's resolution too."""
         angle, centre = pose
         px = self._native_px(centre)
         pics = [self._fine_picture(k, flip, px) for k in close]
         h, w = pics[0].shape[:2]
+        part = None if shows is None else cv2.resize(shows.astype(np.uint8), (w, h),
+                                                     interpolation=cv2.INTER_NEAREST).astype(bool)
+        mask = None if part is None else np.repeat(part.astype(np.float32)[..., None], 3, axis=2)
         half = (CARD_MM[0] / 2 + FINE_SLACK_MM, CARD_MM[1] / 2 + FINE_SLACK_MM)
         found = (-2.0, np.zeros(0), (0, 0))
         for d in FINE_TURNS:
             view = self._flat(frame, origin, centre, angle + d, half, px)
-            _, m, _, loc = cv2.minMaxLoc(cv2.matchTemplate(view, pics[0], cv2.TM_CCOEFF_NORMED))
+            res = cv2.matchTemplate(view, pics[0], cv2.TM_CCOEFF_NORMED, mask=mask)
+            res[~np.isfinite(res)] = -2.0
+            _, m, _, loc = cv2.minMaxLoc(res)
             if m > found[0]:
                 found = (m, view, loc)
         _, view, (lx, ly) = found
-        return pics, view[ly:ly + h, lx:lx + w]
+        return pics, view[ly:ly + h, lx:lx + w], part
 
     def _tell_apart(self, best: np.ndarray, at: dict[int, tuple[int, np.ndarray, tuple[int, int]]],
                     shows: np.ndarray | None = None,
@@ -343,11 +350,13 @@ class DeckMatcher:
         """Cards matching within :data:`CLOSE` of the best look alike as a whole (courts of one colour in many
         designs differ only in a suit sign and an index): they are compared again on the pixels where their
         pictures differ, on the best card's view, and ordered by that. ``shows``: the part of the card that shows (a
-        strip of a fan, :meth:`read_posed`): compared there by their ink's colour only (on a strip's few differing
-        pixels, one look-alike's shapes against another's told nothing: the reveals of 9 rendered Cheat games were
-        read right 25 of 31 times so, 29 by colour only or not at all; of 8 games of other seeds, 11 of 21 by colour
-        only, 9 not at all: 6D read 6S, 3D read 3S). ``fine``: the frame, its crop's corner and each card's pose,
-        to compare a whole card's look-alikes at the camera's resolution (:data:`FINE_PX_PER_MM`)."""
+        strip of a fan, :meth:`read_posed`): compared there by their ink's colour, and those of one colour by their
+        shapes at the camera's resolution only (on a strip's few differing pixels at the search's, one look-alike's
+        shapes against another's told nothing: the reveals of 9 rendered Cheat games were read right 25 of 31 times
+        so, 29 by colour only or not at all). ``fine``: the frame, its crop's corner and each card's pose, to compare
+        the look-alikes at the camera's resolution (:data:`FINE_PX_PER_MM`): a whole card's shapes there and at the
+        search's resolution summed, a strip's there alone (9 held-out rendered Cheat games' batches, reveals and
+        take-backs right 118 -> 119 of 145)."""
         n = len(self.codes)
         k0 = int(best.argmax())
         close = [int(k) for k in np.flatnonzero(best >= best[k0] - CLOSE)]
@@ -364,15 +373,22 @@ class DeckMatcher:
         # the suit colour at the search's resolution (its thresholds were measured there), and then, in each colour,
         # the shapes where the pictures differ, at the camera's too (FINE_PX_PER_MM) when the whole card is seen
         colour = self._ink_colour(patch[differ], [p[differ] for p in pics], [self.codes[k] for k in close])
-        if shows is not None:  # (by colour only; of one colour, as matched)
-            if len(set(colour)) < 2:
-                return
+        if shows is not None:  # a strip: by colour; of one colour, by its shapes at the camera's resolution
             there = [float(best[k]) for k in close]
+            if len(set(colour)) < 2:
+                if fine is None:
+                    return
+                frame, origin, posed = fine
+                pics, patch, part = self._fine_look(frame, origin, posed[k0], close, flip, shows)
+                differ = self._differ(pics, part)
+                if differ is None:
+                    return
+                there = _correlations(patch[differ], [p[differ] for p in pics])
         else:
             there = _correlations(patch[differ], [p[differ] for p in pics])
             if fine is not None:
                 frame, origin, posed = fine
-                pics, patch = self._fine_look(frame, origin, posed[k0], close, flip)
+                pics, patch, _ = self._fine_look(frame, origin, posed[k0], close, flip)
                 differ = self._differ(pics, None)
                 if differ is not None:
                     seen = _correlations(patch[differ], [p[differ] for p in pics])
@@ -519,6 +535,7 @@ class DeckMatcher:
             best = np.full(n, -1.0)
             at: dict[int, tuple[int, np.ndarray, tuple[int, int]]] = {}
             shows: dict[int, np.ndarray] = {}
+            posed: dict[int, tuple[float, np.ndarray]] = {}
             for d in REFINE_TURNS:
                 win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
                 mask = self._shows(centre, angle + d, poses[:k], (w, h))
@@ -528,9 +545,11 @@ class DeckMatcher:
                     res = cv2.matchTemplate(win, self.full[j], cv2.TM_CCOEFF_NORMED, mask=mask)
                     m = float(res.max())
                     if np.isfinite(m) and m > best[j % n]:
-                        best[j % n], at[j % n], shows[j % n] = m, (j, win, cv2.minMaxLoc(res)[3]), mask
+                        loc = cv2.minMaxLoc(res)[3]
+                        best[j % n], at[j % n], shows[j % n] = m, (j, win, loc), mask
+                        posed[j % n] = (angle + d, self._centre_of(centre, angle + d, loc, half, PX_PER_MM, (h, w)))
             if at:
-                self._tell_apart(best, at, shows[int(best.argmax())][..., 0] > 0.5)
+                self._tell_apart(best, at, shows[int(best.argmax())][..., 0] > 0.5, fine=(frame, corner, posed))
             out.append(self._as_faces(best))
         return out
 
