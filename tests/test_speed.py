@@ -698,3 +698,18 @@ def test_sp_10_a_play_is_never_taken_for_a_flip_in_other_games() -> None:
     ref = new_referee(parse_header({"type": "game", "game": "slapjack", "players": ["Alice", "Bob"]}))
     ev = parse_event(card(0.5, "center", "7H", "Alice"), 2)
     assert ref.as_flip(ev) == ev
+
+
+def test_a_dead_deal_is_dealt_again_and_the_game_logged_ends() -> None:
+    """SP-5/SP-6/SP-7: a deal where no flip can ever give either full hand a play (seed 371301: hands of 8s to jacks,
+    every card the side stacks cycle through far from them, the stocks never drawn) has no end by the rules; the
+    simulator deals again rather than flip forever, and the log it gives is one whole game: no anomaly, one winner."""
+    from engine.sim import simulate
+    from engine.sim.speed import DEAD_FLIPS
+
+    header, events = simulate("speed", 2, 371301)
+    assert len(events) < 40 * DEAD_FLIPS  # (one game, not the dead deal's flips)
+    ref = new_referee(header)
+    out = [o for ev in events for o in ref.push(ev)] + list(ref.finish())
+    assert [o.to_dict() for o in out if o.to_dict()["type"] == "anomaly"] == []
+    assert [o.kind for o in out if getattr(o, "kind", None) in ("win", "draw")] == ["win"]

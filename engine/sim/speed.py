@@ -28,6 +28,11 @@ TIE_TAKEBACK = 0.3  # after a tie, the player whose card is on top takes it back
 DRAW_RATE = 0.5  # both on their last card: the other goes out inside the window
 SOURCE_RATE = 0.7  # flips logged with source "side" (else bare, SP-10)
 MAX_EVENTS = 100_000  # safety net only; games end long before
+#: both players stuck this many times in a row, with no card played between, is a dead deal: every card the flips
+#: can bring (the side stacks are rebuilt from the same cards, SP-6) is far from every card in both full hands, and
+#: the stocks are never drawn. The rules have no way out; players would shuffle and deal again, and so does the
+#: simulator (seed 371301: hands of 8s to jacks, flips of aces to fives and kings, stuck 1000 times)
+DEAD_FLIPS = 60  # a full round of every card of the deck through the centre, and more
 
 
 def _r(t: float) -> float:
@@ -69,6 +74,7 @@ class _Game:
         self.n = 0
         self.events: list[Event] = []
         self.over = False
+        self.flips_since_play = 0  # both-stuck flips since a card was last played (DEAD_FLIPS)
 
     # ------------------------------------------------------------------ plumbing
     def push(self, t: float, kind: str, data: Any) -> None:
@@ -174,6 +180,7 @@ class _Game:
 
     def play(self, p: str, c: str, z: str, t: float) -> None:
         rng = self.rng
+        self.flips_since_play = 0
         old = self.top(z)
         self.hand[p].remove(c)
         self.emit(t, "card", zone=z, card=c, player=p)
@@ -258,6 +265,9 @@ class _Game:
         if len(self.claims) < len(self.players):
             return
         self.claims.clear()
+        self.flips_since_play += 1
+        if self.flips_since_play > DEAD_FLIPS:
+            raise _DeadDeal
         if not self.side["left"] or not self.side["right"]:
             under = self.side["left"] + self.side["right"]
             for z in ZONES:
@@ -269,6 +279,16 @@ class _Game:
         self.flip_both(t + self.rng.uniform(0.3, 0.8), starters=False)
 
 
+class _DeadDeal(Exception):
+    """No card can be played however the centre is flipped (:data:`DEAD_FLIPS`)."""
+
+
 def simulate(header: GameHeader, rng: random.Random) -> list[Event]:
-    """One whole game of Speed; the events a perfect camera logs, in time order."""
-    return _Game(header, rng).run()
+    """One whole game of Speed; the events a perfect camera logs, in time order. A dead deal
+    (:data:`DEAD_FLIPS`) is shuffled and dealt again, from the same random stream, and only the game played is
+    logged."""
+    while True:
+        try:
+            return _Game(header, rng).run()
+        except _DeadDeal:
+            continue
