@@ -465,6 +465,11 @@ class ReadingDetector:
     #: a face elsewhere (in a hand, on its way, on a stock) keeps the reader's own read, not the deck's (a search
     #: costs ~7 ms: rendered Spit s7, 154 of 799 searches were of such boxes); set by whoever watches the table
     watched: Callable[[tuple[float, float, float, float]], bool] | None = None
+    #: whether a back boxed over part of a face box (camera-frame pixels) there is a card above it (the next card,
+    #: carried face down over a Speed centre pile): the deck then compares the face on what shows, the back's box
+    #: left out. Not where face-down cards lie under faces turned up on them (Cheat's pile, a Spit column); set by
+    #: whoever watches the table
+    backs_over_faces: Callable[[tuple[float, float, float, float]], bool] | None = None
     _memo: deque = field(default_factory=deque)  # (box, crop, probabilities) of recent reads
 
     @property
@@ -521,9 +526,12 @@ class ReadingDetector:
                 backs = (others.class_name == "back") & (others.confidence < BACK_READ_BELOW) \
                     & ~_covered(others.xyxy, faces.xyxy, self.merge_iou)
             parts.append((faces, others, backs, source))
+        above = [self._backs_over(p[0].xyxy, p[1].xyxy[p[1].class_name == "back"],
+                                  origins[i] if origins is not None else (0.0, 0.0)) if p is not None else None
+                 for i, p in enumerate(parts)]
         reads = self._read(frames, [np.concatenate([p[0].xyxy, p[1].xyxy[p[2]]]) if p is not None
                                     else np.zeros((0, 4), np.float32) for p in parts],
-                           bgr, origins, [len(p[0]) if p is not None else 0 for p in parts])
+                           bgr, origins, [len(p[0]) if p is not None else 0 for p in parts], above)
         out = []
         for dets, part, (codes, probs) in zip(found, parts, reads, strict=True):
             if part is None:
@@ -555,12 +563,14 @@ class ReadingDetector:
         return out
 
     def _read(self, frames: list[np.ndarray], boxes: list[np.ndarray], bgr: bool,
-              origins: list[tuple[float, float]] | None = None, n_faces: list[int] | None = None
-              ) -> list[tuple[list[str], np.ndarray]]:
+              origins: list[tuple[float, float]] | None = None, n_faces: list[int] | None = None,
+              above: list[list[np.ndarray] | None] | None = None) -> list[tuple[list[str], np.ndarray]]:
         """The reader's codes and confidences for each frame's ``boxes``, all read in one batch; a box read before
         (about the same box, the same pixels, within a small difference) takes that read again: the reader gives the
         same pixels the same answer, and most cards on a table lie still from one look to the next. Boxes after the
-        first ``n_faces[i]`` of a frame are backs: the deck alone reads them (:meth:`_back_with_deck`)."""
+        first ``n_faces[i]`` of a frame are backs: the deck alone reads them (:meth:`_back_with_deck`). ``above``:
+        for each frame, the boxes of the cards above each face box (:func:`_backs_above`), left out of the deck's
+        comparison."""
         crops = [self.reader.crops(f, b, bgr) if len(b) else None for f, b in zip(frames, boxes, strict=True)]
         probs = [np.zeros((len(b), len(self.reader.classes)), np.float32) for b in boxes]
         todo: list[tuple[int, int]] = []
@@ -583,7 +593,8 @@ class ReadingDetector:
                 if (i, k) not in p:
                     pk = self._back_with_deck(frame_bgr, boxes[i][k], origin)
                 elif self.deck is not None and self._watched(boxes[i][k], origin):
-                    pk = self._with_deck(frame_bgr, boxes[i][k], origin, p[(i, k)])
+                    over = above[i][k] if above is not None and above[i] is not None else None
+                    pk = self._with_deck(frame_bgr, boxes[i][k], origin, p[(i, k)], over)
                 else:
                     pk = p[(i, k)]
                 probs[i][k] = pk
@@ -596,6 +607,17 @@ class ReadingDetector:
             out.append(([self.reader.classes[j] for j in best], p[np.arange(len(best)), best]))
         return out
 
+    def _backs_over(self, faces: np.ndarray, backs: np.ndarray, origin: tuple[float, float]
+                    ) -> list[np.ndarray] | None:
+        """For each face box (crop pixels at ``origin``), the back boxes lying over part of it
+        (:func:`_backs_above`) where :attr:`backs_over_faces` says a back there is above; None if it says so nowhere."""
+        if self.backs_over_faces is None or not len(backs):
+            return None
+        ox, oy = origin
+        above = _backs_above(faces, backs)
+        return [a if len(a) and self.backs_over_faces((f[0] + ox, f[1] + oy, f[2] + ox, f[3] + oy))
+                else a[:0] for f, a in zip(np.asarray(faces, np.float64), above, strict=True)]
+
     def _watched(self, box: np.ndarray, origin: tuple[float, float]) -> bool:
         """Whether the face ``box`` (crop pixels at ``origin``) is where a card is watched (:attr:`watched`)."""
         if self.watched is None:
@@ -605,14 +627,15 @@ class ReadingDetector:
         return self.watched((x0 + ox, y0 + oy, x1 + ox, y1 + oy))
 
     def _with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float],
-                   p: np.ndarray) -> np.ndarray:
+                   p: np.ndarray, above: np.ndarray | None = None) -> np.ndarray:
         """The reader's probabilities ``p`` for one box, replaced by the deck's read (``models.deckmatch``) when the
-        reader takes it for a face the deck has a picture of; a face too small to compare keeps ``p``."""
+        reader takes it for a face the deck has a picture of; a face too small to compare keeps ``p``. ``above``:
+        boxes of cards lying over part of it (crop pixels), left out of the comparison."""
         read = int(p.argmax())
         x0, y0, x1, y1 = (float(v) for v in box)
         if read == NONE or FACES[read] not in self.deck.codes or min(x1 - x0, y1 - y0) < MIN_BOX_PX:
             return p
-        k, confidence = self._deck_read(frame_bgr, box, origin)
+        k, confidence = self._deck_read(frame_bgr, box, origin, above)
         out = np.zeros_like(p)
         if k < 0:  # nothing in the deck looks like it (a hand over it, a card half covered): a face, no read
             out[read] = UNREAD_CONF
@@ -628,9 +651,10 @@ class ReadingDetector:
         k, confidence = self._deck_read(frame_bgr, box, (0.0, 0.0))
         return (FACES[k], confidence) if k >= 0 and confidence >= BACK_MIN_CONF else (None, 0.0)
 
-    def _deck_read(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> tuple[int, float]:
+    def _deck_read(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float],
+                   above: np.ndarray | None = None) -> tuple[int, float]:
         """The deck's read of ``box`` (crop pixels at ``origin``), weighing the cards :attr:`expect` says may lie
-        there: :func:`models.deckmatch.deck_read`."""
+        there: :func:`models.deckmatch.deck_read`; ``above``: boxes hiding part of it."""
         expected: list[str] = []
         elsewhere: list[str] = []
         x0, y0, x1, y1 = (float(v) for v in box)
@@ -640,7 +664,8 @@ class ReadingDetector:
             expected = [c for c in self.expect(framed) if c in FACES]
         if self.elsewhere is not None:
             elsewhere = [c for c in self.elsewhere(framed) if c in FACES]
-        return deck_read(self.deck.scores(frame_bgr, box, origin, expected), [FACES.index(c) for c in expected],
+        hidden = above if above is not None and len(above) else None
+        return deck_read(self.deck.scores(frame_bgr, box, origin, expected, hidden), [FACES.index(c) for c in expected],
                          [FACES.index(c) for c in elsewhere])
 
     def _back_with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> np.ndarray:
@@ -654,6 +679,34 @@ class ReadingDetector:
         else:
             out[NONE] = 1.0
         return out
+
+
+#: a back box over a face box hides part of it (:func:`_backs_above`) when it covers at least this share of the face
+#: box and at most ABOVE_MOST (a face box mostly inside a back's is a face lying on a face-down card, or the back's
+#: box is the face's own), and reaches out past the face box by ABOVE_OUT of its size on some side: a card as large
+#: as the face, lying elsewhere, does; a back boxed on part of the face itself does not (rendered Speed s11 4.23 s:
+#: AC's middle boxed as a back, hidden, and the ace read as nothing)
+ABOVE_LEAST = 0.05
+ABOVE_MOST = 0.8
+ABOVE_OUT = 0.15
+
+
+def _backs_above(faces: np.ndarray, backs: np.ndarray) -> list[np.ndarray]:
+    """For each face box (x0 y0 x1 y1), the back boxes that lie over part of it (:data:`ABOVE_LEAST`)."""
+    out = []
+    for f in np.asarray(faces, np.float64).reshape(-1, 4):
+        fw, fh = max(f[2] - f[0], 1.0), max(f[3] - f[1], 1.0)
+        keep = []
+        for b in np.asarray(backs, np.float64).reshape(-1, 4):
+            w = min(f[2], b[2]) - max(f[0], b[0])
+            h = min(f[3], b[3]) - max(f[1], b[1])
+            share = max(w, 0.0) * max(h, 0.0) / (fw * fh)
+            out_x = max(f[0] - b[0], b[2] - f[2]) / fw
+            out_y = max(f[1] - b[1], b[3] - f[3]) / fh
+            if ABOVE_LEAST <= share <= ABOVE_MOST and max(out_x, out_y) >= ABOVE_OUT:
+                keep.append(b)
+        out.append(np.array(keep, np.float64).reshape(-1, 4))
+    return out
 
 
 #: a face box this much longer than a card (its short side times a card's 88/63) holds two cards side by side, one

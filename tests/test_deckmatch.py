@@ -530,3 +530,62 @@ def test_a_club_court_is_told_from_the_spade_at_the_cameras_resolution(tmp_path:
                                              (378.2, 311.3, 478.4, 390.8))
     assert 1.0 < matcher._native_px(np.array([200.0, 293.0])) < 1.15  # (this table, seen at 720p)
     assert [FACES[k] for k in np.argsort(-scores)[:2]] == ["JC", "JS"]
+
+
+def test_a_card_half_under_the_next_card_carried_face_down_is_read_on_what_shows(deck) -> None:
+    """SP-2 (a card played on a centre pile is seen before the next covers it): the next card, carried face
+    down over the pile, hides half of the top card. With the back's box left out (``hidden``) the matcher names the
+    card from what shows, surer than with the back's pattern in its comparison; and that read, of a card seen in
+    part, is not kept to stand for later looks at the whole card."""
+    from models.reader import _backs_above
+
+    frame = table_frame(3)
+    face = card_quad((0.0, 0.0), 4.0)
+    lay_card(frame, deck.image("9D", 352), face)
+    back = card_quad((-40.0, 38.0), -12.0)
+    lay_card(frame, deck.image("back", 352), back)
+    face_box, back_box = box_of(face), box_of(back)
+    above = _backs_above(face_box[None], back_box[None])[0]
+    assert len(above) == 1
+    plain = matcher_of(deck).scores(frame, face_box)
+    m = matcher_of(deck)
+    shown = m.scores(frame, face_box, hidden=above)
+    assert FACES[int(np.argmax(shown))] == "9D"
+    assert shown.max() > plain.max() + 0.1
+    assert not m._recent  # (seen in part: not kept)
+
+
+def test_only_a_back_reaching_past_a_face_box_is_taken_to_lie_over_it() -> None:
+    """A back over part of a face reaches out past the face's box (cards are one size); a back boxed inside the face
+    (part of its picture taken for a back), or one holding the whole face (a face lying on a face-down card), is not
+    over it."""
+    from models.reader import _backs_above
+
+    face = np.array([[100.0, 100.0, 170.0, 200.0]])
+    corner = [60.0, 150.0, 130.0, 250.0]  # over its lower left quarter, reaching out left and below
+    inside = [110.0, 130.0, 160.0, 180.0]  # within the face's box
+    holding = [90.0, 90.0, 180.0, 210.0]  # the face lies on it
+    aside = [300.0, 100.0, 370.0, 200.0]  # elsewhere
+    found = _backs_above(face, np.array([corner, inside, holding, aside]))[0]
+    assert found.tolist() == [corner]
+
+
+@pytest.mark.skipif(not SHIPPED_READER.is_file(), reason="no shipped card reader")
+def test_a_reader_told_backs_lie_over_faces_reads_a_half_covered_card_surely(deck) -> None:
+    """SP-2: where the next card is carried face down over a pile (``backs_over_faces``: Speed's centre piles), the
+    face box a back box reaches over is read by the deck on what shows: surely enough to count. Elsewhere, the deck's
+    search over the back's pattern finds no card and the face is a face unread."""
+    frame = table_frame(3)
+    face, back = card_quad((0.0, 0.0), 4.0), card_quad((-40.0, 38.0), -12.0)
+    lay_card(frame, deck.image("9D", 200), face)
+    lay_card(frame, deck.image("back", 200), back)
+    found = _Boxes(("9D", 0.8, box_of(face)), ("back", 0.9, box_of(back)))
+    reader = CardReader(SHIPPED_READER, turns=2)
+    reads = {}
+    for over in (False, True):
+        rd = ReadingDetector(detector=found, reader=reader, deck=matcher_of(deck),
+                             backs_over_faces=lambda box, over=over: over)
+        out = rd(frame)
+        reads[over] = {str(n): float(c) for n, c in zip(out.class_name, out.confidence, strict=True)}
+    assert reads[True]["9D"] >= 0.8 and reads[True]["back"] == pytest.approx(0.9)
+    assert reads[False].get("9D", 0.0) <= UNREAD_CONF + 1e-6
