@@ -380,29 +380,29 @@ class DeckMatcher:
         # the shapes where the pictures differ, at the camera's too (FINE_PX_PER_MM) when the whole card is seen
         colour = self._ink_colour(patch[differ], [p[differ] for p in pics], [self.codes[k] for k in close])
         if shows is not None:  # a strip: by colour; of one colour, by its shapes at the camera's resolution
-            there = [float(best[k]) for k in close]
+            there: list[float] | None = [float(best[k]) for k in close]
             if len(set(colour)) < 2:
-                if fine is None:
+                there = None if fine is None else self._fine_there(fine, k0, close, flip, shows)
+                if there is None:
                     return
-                frame, origin, posed = fine
-                pics, patch, part = self._fine_look(frame, origin, posed[k0], close, flip, shows)
-                differ = self._differ(pics, part)
-                if differ is None:
-                    return
-                there = _correlations(patch[differ], [p[differ] for p in pics])
         else:
             there = _correlations(patch[differ], [p[differ] for p in pics])
-            if fine is not None:
-                frame, origin, posed = fine
-                pics, patch, _ = self._fine_look(frame, origin, posed[k0], close, flip)
-                differ = self._differ(pics, None)
-                if differ is not None:
-                    seen = _correlations(patch[differ], [p[differ] for p in pics])
-                    there = [a + FINE_WEIGHT * b for a, b in zip(there, seen, strict=True)]
+            seen = None if fine is None else self._fine_there(fine, k0, close, flip, None)
+            if seen is not None:
+                there = [a + FINE_WEIGHT * b for a, b in zip(there, seen, strict=True)]
         top = float(best[k0])
         order = sorted(range(len(close)), key=lambda i: (colour[i], there[i]), reverse=True)
         for rank, i in enumerate(order):
             best[close[i]] = top - rank * 1e-3  # the order where they differ; the score stays the whole face's
+
+    def _fine_there(self, fine: tuple[np.ndarray, np.ndarray, dict[int, tuple[float, np.ndarray]]], k0: int,
+                    close: list[int], flip: bool, shows: np.ndarray | None) -> list[float] | None:
+        """How well each look-alike in ``close`` fits the card at the camera's resolution (:meth:`_fine_look`, on
+        the part that ``shows``), where their pictures differ; None where they differ in too few pixels."""
+        frame, origin, posed = fine
+        pics, patch, part = self._fine_look(frame, origin, posed[k0], close, flip, shows)
+        differ = self._differ(pics, part)
+        return None if differ is None else _correlations(patch[differ], [p[differ] for p in pics])
 
     @staticmethod
     def _differ(pics: list[np.ndarray], shows: np.ndarray | None) -> np.ndarray | None:

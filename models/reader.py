@@ -664,8 +664,7 @@ class ReadingDetector:
             expected = [c for c in self.expect(framed) if c in FACES]
         if self.elsewhere is not None:
             elsewhere = [c for c in self.elsewhere(framed) if c in FACES]
-        hidden = above if above is not None and len(above) else None
-        return deck_read(self.deck.scores(frame_bgr, box, origin, expected, hidden), [FACES.index(c) for c in expected],
+        return deck_read(self.deck.scores(frame_bgr, box, origin, expected, above), [FACES.index(c) for c in expected],
                          [FACES.index(c) for c in elsewhere])
 
     def _back_with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> np.ndarray:
