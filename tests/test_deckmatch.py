@@ -110,6 +110,22 @@ def test_a_card_with_few_pips_is_read_at_its_own_angle_not_at_the_one_the_mean_f
     assert FACES[k] == "2D" and confidence >= 0.8
 
 
+def test_every_court_of_a_deck_whose_courts_share_one_busy_picture_is_compared_in_colour() -> None:
+    """TM-1: where every court is one striped panel with the rank's letter, the twelve courts match the grey,
+    half-resolution view within a few hundredths of each other, and the card itself may rank below the six compared
+    in colour (rendered Snap 2p s11 9.7 s: QC twelfth, 0.027 under KD; never compared, QD read). Every card that
+    close is compared, up to all twelve."""
+    deck = FaceSet("builtin").deck(np.random.default_rng(14))
+    assert deck.style.court_kind == "pattern"
+    frame = table_frame(3)
+    quad = card_quad((5.0, 0.0), 181.0)
+    lay_card(frame, deck.image("QC", 352), quad)
+    scores = matcher_of(deck).scores(frame, box_of(quad))
+    courts = [FACES.index(r + s) for r in "JQK" for s in "CDHS"]
+    assert (scores[courts] > -1.0).all()
+    assert FACES[int(scores.argmax())] == "QC"
+
+
 def test_a_box_on_bare_cloth_or_a_covered_card_is_no_read(deck) -> None:
     """A box where no card shows whole (bare cloth; a card under a hand) is no read: nothing is guessed."""
     frame = table_frame(1)
