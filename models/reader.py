@@ -567,7 +567,8 @@ class ReadingDetector:
               above: list[list[np.ndarray] | None] | None = None) -> list[tuple[list[str], np.ndarray]]:
         """The reader's codes and confidences for each frame's ``boxes``, all read in one batch; a box read before
         (about the same box, the same pixels, within a small difference) takes that read again: the reader gives the
-        same pixels the same answer, and most cards on a table lie still from one look to the next. Boxes after the
+        same pixels the same answer, and most cards on a table lie still from one look to the next (not a read the deck
+        is unsure of: :attr:`models.deckmatch.DeckMatcher.unsure`). Boxes after the
         first ``n_faces[i]`` of a frame are backs: the deck alone reads them (:meth:`_back_with_deck`). ``above``:
         for each frame, the boxes of the cards above each face box (:func:`_backs_above`), left out of the deck's
         comparison."""
@@ -590,6 +591,8 @@ class ReadingDetector:
             for i, k in todo:
                 origin = origins[i] if origins is not None else (0.0, 0.0)
                 frame_bgr = frames[i] if bgr else frames[i][..., ::-1]
+                if self.deck is not None:
+                    self.deck.unsure = False  # (set again by a read of the deck's made now)
                 if (i, k) not in p:
                     pk = self._back_with_deck(frame_bgr, boxes[i][k], origin)
                 elif self.deck is not None and self._watched(boxes[i][k], origin):
@@ -598,6 +601,8 @@ class ReadingDetector:
                 else:
                     pk = p[(i, k)]
                 probs[i][k] = pk
+                if self.deck is not None and self.deck.unsure:
+                    continue  # (look-alikes told apart once: not to stand till read so twice, see DeckMatcher.unsure)
                 self._memo.append((np.asarray(boxes[i][k], np.float32).copy(), crops[i][k].copy(), pk.copy()))
             while len(self._memo) > self.remember:
                 self._memo.popleft()

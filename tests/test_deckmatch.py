@@ -290,12 +290,15 @@ def test_a_weak_read_of_part_of_a_card_does_not_stand_for_it(deck, share: float)
     """TM-1: a box on the lower part of a card (the hand that laid it still under it: rendered Slapjack 4p s238's JC
     read AS at 0.417) matches another card weakly; the whole card's box a moment later, the table unchanged, is
     searched again and read right, not told the weak read of the part (which stood for JC till it was slapped).
-    The weak read still stands for its own box (a card half covered on a Pai Jie row is not searched at every look)."""
+    The weak read still stands for its own box (a card half covered on a Pai Jie row is not searched at every look),
+    once read so twice where it named one of look-alikes by their shapes alone (DeckMatcher.unsure)."""
     frame, matcher, whole = _one_card_on_the_cloth(deck, "JC")
     part = whole.copy()
     part[1] = whole[3] - share * (whole[3] - whole[1])
     k, _ = deck_read(scores := matcher.scores(frame, part))
     assert FACES[k] != "JC" and MIN_MATCH <= scores.max() < KEEP_MATCH
+    if matcher.unsure:
+        assert np.array_equal(matcher.scores(frame, part), scores) and not matcher.unsure  # (read so twice)
     k, confidence = deck_read(matcher.scores(frame, whole))
     assert FACES[k] == "JC" and confidence >= 0.8
     matcher._angle = None  # (no search now: what follows is read from the memory)
@@ -605,3 +608,27 @@ def test_a_reader_told_backs_lie_over_faces_reads_a_half_covered_card_surely(dec
         reads[over] = {str(n): float(c) for n, c in zip(out.class_name, out.confidence, strict=True)}
     assert reads[True]["9D"] >= 0.8 and reads[True]["back"] == pytest.approx(0.9)
     assert reads[False].get("9D", 0.0) <= UNREAD_CONF + 1e-6
+
+
+def test_look_alikes_told_apart_by_their_shapes_alone_are_read_again_before_the_read_stands(monkeypatch) -> None:
+    """TM-1: a club court and its spade, of one colour, differ in a few suit signs: which one a read names may turn on
+    where the card lies to a quarter of a pixel, so the read made as it settles is not kept to stand for it until a
+    second look reads it so too (rendered Snap 2p s11 8.8 s: KC, read KS as it landed and KS again from the memory
+    for the whole time it lay there, read KC by every fresh look). Here KS read KC, then, a quarter of a millimetre
+    on, KS: searched again, and kept once read so twice."""
+    deck = FaceSet("builtin").deck(np.random.default_rng(14))
+    matcher = matcher_of(deck)
+    searches = []
+    search = matcher._search
+    monkeypatch.setattr(matcher, "_search", lambda *a, **k: searches.append(1) or search(*a, **k))
+
+    def read(dx: float) -> str:
+        frame = table_frame(3)
+        quad = card_quad((5.0 + dx, 0.0), 181.0)
+        lay_card(frame, deck.image("KS", 352), quad)
+        return FACES[int(matcher.scores(frame, box_of(quad)).argmax())]
+
+    assert read(0.0) == "KC" and matcher.unsure  # (the coin flip: told apart by shape, once)
+    assert read(0.25) == "KS" and len(searches) == 2  # not the memory's KC: searched again
+    assert read(0.25) == "KS" and len(searches) == 3 and not matcher.unsure  # read so twice
+    assert read(0.25) == "KS" and len(searches) == 3  # it stands
