@@ -245,6 +245,8 @@ class DeckMatcher:
         #: and whoever remembers reads should not keep it either (27 rendered Snap and Slapjack games: cards right
         #: 508 -> 511 of 528, verdicts unchanged)
         self.unsure = False
+        #: whether such a read waits to be read so twice (see :attr:`unsure`; the table's watcher says, per game)
+        self.read_twice = True
         self._recent: deque[_Kept] = deque()  # the latest reads
         self._failed: deque = deque(maxlen=FAILED_KEPT)  # (box middle mm, the grey view searched, scores) of the
         # latest searches that found no card
@@ -560,7 +562,7 @@ class DeckMatcher:
             d0 = next(d for d, w in wins.items() if w is win0)
             self._refine(win0, [(k, k + n if j0 >= n else k) for k in more], angle + d0, centre, half, best, at,
                          posed)
-        self.unsure = self._tell_apart(best, at, fine=(frame, corner, posed))
+        self.unsure = self._tell_apart(best, at, fine=(frame, corner, posed)) and self.read_twice
         k0 = int(best.argmax())
         # a failed read is not kept: its pose may be wrong (a box on part of a card) while the table there stays as
         # it was, and a good box there would be told the failure

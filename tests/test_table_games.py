@@ -1175,3 +1175,21 @@ def test_a_card_unboxed_on_a_checked_cloth_is_found_where_the_dark_checks_were()
     # a row card the detector stops boxing is asked of the deck's pictures at its place, in the frame looked at
     assert all(tr.still_lies == w._still_lies for tr in w.trackers if tr.row)
     assert w._still_lies("QH", unseen) and not w._still_lies("KH", unseen)
+
+
+@pytest.mark.parametrize("game, players, twice", [("speed", 2, False), ("spit", 2, True), ("snap", 3, True),
+                                                  ("paijie", 3, True)])
+def test_only_where_cards_lie_still_a_while_a_read_of_look_alikes_waits_to_be_read_twice(game: str, players: int,
+                                                                                            twice: bool) -> None:
+    """TM-1: a read that told look-alikes apart by their shapes alone stands once a second search names it too
+    (``DeckMatcher.read_twice``); not in Speed, where hands fly over a card lying a moment, and a second search named
+    the old top's look-alike, confirmed with the next card as a race (rendered Speed 2p s6 1.9 s: JH read JD)."""
+    from models.deckmatch import DeckMatcher
+    from models.scenes import FaceSet
+
+    sc = make_script(game, players, 3, 5.0)
+    model = _Model()
+    deck = FaceSet("builtin").deck(np.random.default_rng(0))
+    model.deck = DeckMatcher({c: deck.image(c, 88) for c in ("AS", "AC")}, sc.layout.homography)
+    TableWatcher(sc.layout, game, model, 30.0)
+    assert model.deck.read_twice is twice

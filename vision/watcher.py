@@ -80,6 +80,11 @@ CARDS_STAY_ON_THEIR_PILE = ("snap",)
 #: face-up top, as Cheat's batches under a reveal. Nor Pai Jie, Snap and Slapjack, where it mended no card (Pai Jie's
 #: tuning games lost two: 50 -> 48 of 51)
 BACKS_OVER_FACES = ("speed",)
+#: games where a read of look-alikes told apart by their shapes alone stands as made, not only once read so twice
+#: (``models.deckmatch.DeckMatcher.read_twice``): in Speed a card lies still a moment only, hands fly over it, and a
+#: second search named the old top's look-alike where the first had named it right (rendered Speed 2p s6 1.9 s: JH
+#: read JD, and JD confirmed with the QS laid on it as a race): held out, verdicts alike 47 -> 39 of 105 with it
+READ_ONCE = ("speed",)
 CENTRE_PILES = ("left", "right")
 #: games whose cards are carried face up over the piles, and how far (share of its size) a card's box may move
 #: between two looks and still lie on the pile (``PileTracker.carried``; ``bench/audit.py``, three games each, shipped
@@ -262,6 +267,9 @@ class TableWatcher:
             self.detector.watched = self._watched_place
         if self.game in BACKS_OVER_FACES and hasattr(self.detector, "backs_over_faces"):
             self.detector.backs_over_faces = self._on_a_centre_pile
+        deck = getattr(self.detector, "deck", None)
+        if deck is not None and hasattr(deck, "read_twice"):
+            deck.read_twice = self.game not in READ_ONCE
 
     def _ready_at(self, ev: Event) -> float:
         if self.slap_hold_s is None:
