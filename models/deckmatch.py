@@ -499,8 +499,10 @@ class DeckMatcher:
         """The best match (-1..1) of each of :data:`models.classes.FACES` with the card in ``box`` (x0 y0 x1 y1,
         pixels of ``frame``, a crop whose top-left corner is at ``origin`` in the camera's frame); -1 for cards the
         deck has no picture of, and for those not compared in full (all but the :data:`REFINE_TOP` best at half
-        resolution, and the :data:`EXPECTED_TOP` best of the ``expected`` codes near them: the cards the table says
-        may lie there, compared in colour though grey at half resolution ranked them a little lower). ``hidden``:
+        resolution, any within :data:`REFINE_CLOSE` of the best there, and the :data:`EXPECTED_TOP` best of the
+        ``expected`` codes near them: the cards the table says may lie there, compared in colour though grey at half
+        resolution ranked them a little lower). A read kept stands again for the card lying as still, but one
+        :attr:`unsure` of look-alikes only once read so twice. ``hidden``:
         boxes (pixels of ``frame``) of cards lying over part of this one, left out (:func:`_hide`); such a read is
         not kept to stand again (:meth:`_still_there`), nor taken from one kept: the card is seen in part."""
         self.unsure = False

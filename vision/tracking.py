@@ -68,6 +68,9 @@ REPLAY_SHIFT = 2
 PART_SHIFTS = tuple((d * a, d * b) for d in (1, 2, 3, 5, 8) for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1)))
 #: a pile seen bare where cards lie is looked at again at every chance this many times (then as any still pile)
 LOST_LOOKS = 4
+#: a zone's middle within this mean grey level (0-255) of how it looked bare looks bare
+#: (:attr:`PileTracker.bare_middle`)
+BARE_GREY = 20.0
 #: a card read in two looks in a row with its box within this share of its size (each edge) lay on the pile then
 #: (:attr:`PileTracker.carried` is stricter: it must say whether a card is still *now*, to date it)
 SETTLED_SHARE = 0.15
@@ -307,6 +310,12 @@ class PileTracker:
     #: confirm it, lay there (:meth:`_laid_and_taken`; None: it did not)
     read_before_take: float | None = None
     _bare_looks: int = 0  # looks in a row that saw no card on the zone and nothing over it
+    #: a pile is seen taken only where its middle looks as it did bare (no card on it since, nothing over it): an arm
+    #: resting over it that the detector does not box (a grey sleeve on a grey cloth) hides its cards, it does not
+    #: take them (rendered Snap 4p s11 10.5 s: C's 10S under a resting sleeve for 0.8 s was seen taken, and seen laid
+    #: anew after). Where no look saw it bare yet (a game watched from the middle), as before
+    bare_middle: bool = False
+    _bare_ref: np.ndarray | None = None  # the zone's middle (grey) in the latest look that saw it bare
     #: the cards lie side by side, overlapping (a Pai Jie suit row), not on top of each other: see
     #: :meth:`_hidden_in_row`
     row: bool = False
@@ -350,6 +359,24 @@ class PileTracker:
         self._last_small = small
         self._last_run = index
         return True
+
+    def _zone_middle(self) -> np.ndarray | None:
+        """The middle of the zone in this frame's crop (grey), if a frame was kept."""
+        if not self._frames:
+            return None
+        (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
+        r = self._middle_region((zx0, zy0, zx1, zy1))
+        return self._frames[-1][2][r[0]:r[1], r[2]:r[3]].astype(np.int16)
+
+    def _looks_bare(self) -> bool:
+        """Whether the zone's middle looks as it did bare (:attr:`bare_middle`; :data:`BARE_GREY`); True where
+        unknown."""
+        if not self.bare_middle or self._bare_ref is None:
+            return True
+        now = self._zone_middle()
+        if now is None or now.shape != self._bare_ref.shape or not now.size:
+            return True
+        return float(np.abs(now - self._bare_ref).mean()) <= BARE_GREY
 
     def _lost(self) -> bool:
         """The last look saw nothing on a pile where cards lie: look again at every chance, a few times: a card
@@ -430,7 +457,9 @@ class PileTracker:
             self._recent.clear()
             self._count = 0
             return laid
-        if blank and (self._hand_since_seen or not self.history):
+        if self.bare_middle and blank and not self.history:
+            self._bare_ref = self._zone_middle()
+        if blank and (self._hand_since_seen or not self.history) and self._looks_bare():
             self._empty_runs += 1
             if self._empty_since is None:
                 self._empty_since = (t, index)

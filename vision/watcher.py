@@ -218,7 +218,7 @@ class TableWatcher:
                         removals=removals and not z.startswith("col:"),
                         races=self.game in ("speed", "spit"), carried=CARRIED_SHARE.get(self.game),
                         lay_once=LAY_ONCE_CONF.get(self.game), read_before_take=READ_BEFORE_TAKE.get(self.game),
-                        unboxed_arms=self.game in READ_BEFORE_TAKE,
+                        unboxed_arms=self.game in READ_BEFORE_TAKE, bare_middle=self.game in READ_BEFORE_TAKE,
                         emptied_is_removal=self.game == "paijie", row=z.startswith("row:"),
                         retry=COLUMN_RETRY if z.startswith("col:") else PileTracker.retry)
             for z in card_zones]
