@@ -512,7 +512,7 @@ class DeckMatcher:
             shown = self._search(_hide(frame, box, hidden), corner, centre, box, expected, keep=False)
             top, second = np.sort(shown)[::-1][:2] if len(shown) > 1 else (shown.max(), -1.0)
             if top >= HIDDEN_MATCH and top - second > CLOSE:
-                self.unsure = False  # (not kept: read again at every look)
+                self.unsure = False  # (the deck keeps no read of a part; the reader's memory may, as before)
                 return self._as_faces(shown)
         kept = self._still_there(frame, corner, centre, _box_area(box))
         if kept is not None and kept.sure:
@@ -551,9 +551,8 @@ class DeckMatcher:
                  and per_card[k] >= per_card[top[0]] - EXPECTED_COARSE]
         top += hoped[:EXPECTED_TOP]
         ways = [(int(k), j) for k in top for j in (k, k + n)]
-        wins = {}
         for d in REFINE_TURNS:
-            win = wins[d] = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
+            win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
             self._refine(win, ways, angle + d, centre, half, best, at, posed)
         # the other cards about as close at half resolution, compared the way up and at the turn the best one fits
         k0 = int(best.argmax())
@@ -561,8 +560,7 @@ class DeckMatcher:
                 if per_card[k] >= per_card[ranked[0]] - REFINE_CLOSE and k not in top]
         if more and k0 in at:
             j0, win0, _ = at[k0]
-            d0 = next(d for d, w in wins.items() if w is win0)
-            self._refine(win0, [(k, k + n if j0 >= n else k) for k in more], angle + d0, centre, half, best, at,
+            self._refine(win0, [(k, k + n if j0 >= n else k) for k in more], posed[k0][0], centre, half, best, at,
                          posed)
         self.unsure = self._tell_apart(best, at, fine=(frame, corner, posed)) and self.read_twice
         k0 = int(best.argmax())

@@ -85,6 +85,7 @@ BACKS_OVER_FACES = ("speed",)
 #: second search named the old top's look-alike where the first had named it right (rendered Speed 2p s6 1.9 s: JH
 #: read JD, and JD confirmed with the QS laid on it as a race): held out, verdicts alike 47 -> 39 of 105 with it
 READ_ONCE = ("speed",)
+#: the Speed and Spit centre piles, where both players lay cards
 CENTRE_PILES = ("left", "right")
 #: games whose cards are carried face up over the piles, and how far (share of its size) a card's box may move
 #: between two looks and still lie on the pile (``PileTracker.carried``; ``bench/audit.py``, three games each, shipped
@@ -153,7 +154,7 @@ READ_BEFORE_S = 0.5
 #: the piles played on, per game (zone names or their beginnings), where a top card the detector leaves unboxed is
 #: read by the deck's pictures (:meth:`TableWatcher._unboxed_top`). Not Slapjack's centre: there it gained no card
 #: on six rendered games and cost one (4p s11: JC read JD)
-UNBOXED_TOPS = {"speed": ("left", "right"), "spit": ("left", "right"), "snap": ("pile:",)}
+UNBOXED_TOPS = {"speed": CENTRE_PILES, "spit": CENTRE_PILES, "snap": ("pile:",)}
 #: games whose cards land anywhere along a long zone (a suit row): the arm is found from the card to each seat
 PLAYER_FROM_SEAT = ("paijie",)
 #: games whose card lines must name who laid the card (the referee keeps each player's count, SP-8): the arm
@@ -231,7 +232,7 @@ class TableWatcher:
         self._zone_bounds = {tr.zone.name: (*tr.zone.polygon.min(0), *tr.zone.polygon.max(0)) for tr in self.trackers}
         # a game with many zones close together shares looks between neighbours (at most twice the model's input a
         # side); the others look at each zone on its own
-        self.looks = shared_looks(self.trackers, size, side, 2 * side, own=("left", "right")) \
+        self.looks = shared_looks(self.trackers, size, side, 2 * side, own=CENTRE_PILES) \
             if len(self.trackers) > SHARE_LOOKS_ABOVE else [(tr.crop, [tr]) for tr in self.trackers]
         if hasattr(self.detector, "max_faces"):  # a look shared by several zones reads the faces of all of them
             most = max(len(members) for _, members in self.looks) * FACES_PER_ZONE.get(self.game, FACES_PER_PILE)
@@ -346,7 +347,7 @@ class TableWatcher:
             self._raced |= {(c.zone, c.card) for c in together}
         if self.game in CARDS_MOVE_BETWEEN_PILES:
             self._moved(tr, landed)
-        if self.game == "spit" and tr.zone.name in ("left", "right"):
+        if self.game == "spit" and tr.zone.name in CENTRE_PILES:
             self._column_top_misread(landed)
             self._turned_up_unseen(landed)
         if self.game == "spit" and tr.zone.name.startswith("col:") and landed:
@@ -407,9 +408,9 @@ class TableWatcher:
         """Spit: a card on a centre pile was played from a column's top (ST-2; a spit card too, but seldom a
         look-alike of a column's top): the column tops, for a box whose middle lies on a centre pile. (A column
         keeps its last top until the next is turned up: one already on a centre pile was played.)"""
-        if self._zone_under(box, ("left", "right")) is None:
+        if self._zone_under(box, CENTRE_PILES) is None:
             return set()
-        played = {c for tr in self.trackers if tr.zone.name in ("left", "right") for c in tr.stack}
+        played = {c for tr in self.trackers if tr.zone.name in CENTRE_PILES for c in tr.stack}
         return {tr.top for tr in self.trackers if tr.zone.name.startswith("col:") and tr.top is not None} - played
 
     def _suit_of_row(self, box: tuple[float, float, float, float]) -> set[str]:
@@ -671,7 +672,7 @@ class TableWatcher:
             return
         pending = {(ev.zone, ev.card): ev for _, _, ev, _ in self._pending if ev.type == "card"}
         fits = []
-        for pile in ("left", "right"):
+        for pile in CENTRE_PILES:
             landed = sorted((c for c in self.cards if c.zone == pile), key=lambda c: c.t)
             for below, above in itertools.pairwise(landed):
                 ev = pending.get((pile, above.card))
@@ -720,7 +721,7 @@ class TableWatcher:
         between the frame before it showed and the frame that showed it; cards landing together take their taps
         in order. Without a tap a race card keeps its frame's time, uncertain by a frame (TM-3 then says whether
         the race can be ordered). Elsewhere: the frame's time, as EVENTS.md dates a card."""
-        if self.game not in AUDIO_TIMED_CARDS or not landed or landed[0].zone not in ("left", "right"):
+        if self.game not in AUDIO_TIMED_CARDS or not landed or landed[0].zone not in CENTRE_PILES:
             return [(c.t, 0.0, None) for c in landed]  # (a column does not race; the deal's taps come thick)
         cards = list(landed)
         frame = 1.0 / self.fps
@@ -745,7 +746,7 @@ class TableWatcher:
         codes = {c.card for c in landed}
         reserved: set[int] = set()
         for tr in self.trackers:
-            if isinstance(tr, PileTracker) and tr.zone.name in ("left", "right"):
+            if isinstance(tr, PileTracker) and tr.zone.name in CENTRE_PILES:
                 for code, t_read in tr.unconfirmed_reads().items():
                     if code not in codes:
                         mine = [i for i in free if t_read - (self.every + 0.5) * frame < times[i] <= t_read + 0.001]
