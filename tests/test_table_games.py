@@ -374,6 +374,19 @@ def test_a_card_a_hand_hid_after_a_first_read_at_its_place_takes_the_tap_before_
         assert w._card_times([seen])[0][0] == want, t_read
 
 
+def test_a_covered_card_leaves_the_tap_of_the_card_laid_on_it_to_that_card() -> None:
+    """SP-2 / TM-3 (rendered Speed 2p s7 8.13 s): 7S landed (its tap taken by a card on the other pile a few ms
+    apart), was covered by 6S at 8.50 s, and both were confirmed together, 7S as covered. 7S landed before 6S
+    showed: the tap of 6S's landing is 6S's, not 7S's."""
+    w = _speed_watcher([Onset(8.4973, 30.0, 0.0005)])
+    left = next(tr for tr in w.trackers if tr.zone.name == "left")
+    box = (525.0, 302.0, 613.0, 383.0)
+    under = CardSeen(8.1333, "left", "7S", 0.9, 258, box, 8.6, covered=True)
+    w._landed(left, [under, CardSeen(8.5, "left", "6S", 0.9, 258, box, 8.6)])
+    got = {ev.card: ev.t for _, _, ev, _ in w._pending}
+    assert got == {"7S": pytest.approx(8.1333 - 1 / 60, abs=1e-4), "6S": 8.4973}
+
+
 def test_a_hand_that_laid_a_spit_card_leaves_its_tap_to_the_card() -> None:
     """ST-5 / ST-2: in Spit a hand coming down on a centre pile while the layouts hold cards laid a card there (the
     piles are slapped only when a layout is clear): the tap the slap detector timed it by is that card's landing,

@@ -483,6 +483,41 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
 SPEED_BACK = ("back", 0.8, (130.0, 130.0, 320.0, 290.0))  # the next card, carried face down over the pile
 
 
+def test_a_card_read_on_the_last_one_before_it_landed_there_is_dated_from_its_landing() -> None:
+    """SP-2 (Speed): 7S lands and is read once surely; a card carried face down over its top edge leaves its lower
+    half to be read as 6S (a six of spades is a seven without its top pip); the next card, 6S itself, lands at 7S's
+    very place, its middle like 7S's. 6S showed only after the last look that read 7S there: dated from that look
+    on, it is the card after 7S, not 7S misread (rendered Speed 2p s7 8.13 s: 7S was lost, dated back to 7S's
+    landing, and 6S judged on the nine under it)."""
+    d8, s7 = ("8D", 0.9, (140.0, 140.0, 220.0, 250.0)), ("7S", 0.9, (160.0, 150.0, 240.0, 260.0))
+    s6 = ("6S", 0.9, (160.0, 150.0, 240.0, 260.0))
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.75)
+    seen = []
+    for i in range(14):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[140:250, 140:220] = 200
+        img[150:170, 150:170] = 30
+        d = dets(d8)
+        if i >= 4:  # 7S, and 6S after it, look alike (white, one dark pip in the middle)
+            img[150:260, 160:240] = 240
+            img[195:215, 190:210] = 20
+            d = dets(s7)
+        if i == 5:  # the next card, face down, over 7S's top edge (outside its middle); its lower half read 6S
+            img[120:168, 150:250] = (120, 40, 90)
+            d = dets(("back", 0.8, (150.0, 120.0, 250.0, 168.0)), ("6S", 0.9, (165.0, 190.0, 235.0, 258.0)))
+        if i in (6, 7, 8):  # ... over the whole pile
+            img[130:290, 130:320] = (120, 40, 90)
+            d = dets(SPEED_BACK)
+        if i >= 9:
+            d = dets(s6)
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        landed = [*tr.also, *([s] if s else [])]
+        tr.also.clear()
+        seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
+    assert seen == [("8D", 0, False), ("7S", 4, True), ("6S", 9, False)]
+
+
 @pytest.mark.parametrize(("second_read", "want"), [
     (0.78, ["JD", "10D"]),  # read JD surely, then JH less surely as the next card came over it: JD lay there
     (0.9, ["10D"]),  # read both ways as surely: which card it was is not known

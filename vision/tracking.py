@@ -571,8 +571,8 @@ class PileTracker:
         # since when a card's middle has shown as it did in the first look that read it: by the look that confirms
         # it a hand may be coming over it (a slap), and a card covered a frame later by another (a race) was
         # read by an earlier look
-        dated = sorted(((self._dated(nx, bx, t), k, cx, nx, bx) for k, (cx, nx, bx) in enumerate(found)),
-                       key=lambda x: (x[0], x[1]))
+        dated = sorted(((self._dated(nx, bx, t, self._after_covered(nx, bx, covered)), k, cx, nx, bx)
+                        for k, (cx, nx, bx) in enumerate(found)), key=lambda x: (x[0], x[1]))
         t_best = next(d[0] for d in dated if d[1] == 0)
         dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands at once; old ones peek later
         under = [(self._dated(nx, bx, t), -1, cx, nx, bx) for nx, (cx, bx) in covered if self._dated_before(nx, dated)]
@@ -933,18 +933,35 @@ class PileTracker:
         if self.top in gone:
             self.top = None
 
-    def _dated(self, code: str, box: Any, t: float) -> float:
+    def _dated(self, code: str, box: Any, t: float, after: float | None = None) -> float:
         """When a confirmed card first showed: walked back from a clean look at it (:meth:`first_seen`), and no later
         than the first look that read it at all (by then it showed, though a hand hid its middle from the frames
-        since: the hand that laid it, going back)."""
+        since: the hand that laid it, going back). ``after``: a look then read another card where this one lies
+        (:meth:`_after_covered`): it showed later, walked back from the look that confirmed it to that look at
+        most; the looks that read it before were misreads of the card under it."""
         t_ref = self._first_look.pop(code, t)
-        shown = self.first_seen(tuple(float(v) for v in box), t_ref)
+        read = self._first_read.pop(code, None)
+        if after is not None:
+            t_ref, read = t, None
+        shown = self.first_seen(tuple(float(v) for v in box), t_ref, after)
         if self.races and self.removals:
             self._snap_middle(code, box, t_ref)
-        read = self._first_read.pop(code, shown)
         self._read_where.pop(code, None)
         self._read_conf.pop(code, None)
+        if read is None:
+            return shown
         return read if shown - READ_BOUND_S <= read < shown else shown
+
+    def _after_covered(self, code: str, box: Any, covered: list[tuple[str, tuple[float, Any]]]) -> float | None:
+        """The last look that read one of the ``covered`` cards (:meth:`_covered_by`: played before ``code``, which now
+        lies on them) on the middle of ``code``'s ``box``: ``code`` was not there then. Rendered Speed 2p s7 8.13 s:
+        7S landed, read surely at 8.27 s; B's 6S laid on it at 8.50 s, at its very place; 7S's lower half, a back
+        carried over its top, was read 6S at 8.33 s; dated from that look, 6S's like middle walked back to 7S's
+        landing, and 7S was taken for 6S misread."""
+        if not self.races:
+            return None
+        last = [tr for k, _ in covered for tr, br in self._reads.get(k, []) if _centre_on_middle(br, box)]
+        return max(last, default=None)
 
     def _middle_region(self, box: Any) -> tuple[int, int, int, int]:
         """The middle of ``box`` (frame coordinates) as rows and columns of this pile's crop: y0, y1, x0, x1."""
@@ -994,10 +1011,11 @@ class PileTracker:
             self.removed.append(RemoveSeen(last, self.zone.name, n, index))
         return out
 
-    def first_seen(self, box: tuple[float, float, float, float], t_ref: float) -> float:
+    def first_seen(self, box: tuple[float, float, float, float], t_ref: float, after: float | None = None) -> float:
         """The earliest kept frame from which the card's area (the middle of its box) looked as it did at ``t_ref``
-        (a look that read the card with no hand over it); ``t_ref`` itself when no kept frame is that old."""
-        frames = [f for f in self._frames if f[1] <= t_ref + 1e-9]
+        (a look that read the card with no hand over it); ``t_ref`` itself when no kept frame is that old. Not
+        ``after`` (a time it was not there) nor before."""
+        frames = [f for f in self._frames if f[1] <= t_ref + 1e-9 and (after is None or f[1] > after + 1e-9)]
         if not frames:  # read before the oldest kept frame
             return t_ref
         sy0, sy1, sx0, sx1 = self._middle_region(box)

@@ -358,7 +358,11 @@ class TableWatcher:
         if self.game in PLAYER_FROM_ARM and len(together) > 1:  # cards landed together: the hands, in order
             racing = self.slapper.arrivals_on(together[0].zone, together[0].t - 0.5, together[-1].t + 0.04)
             racing = [""] * (len(landed) - len(together)) + racing
-        timed = [self._card_times([c])[0] for c in landed if c.covered] + self._card_times(together)  # (in order)
+        # (a covered card landed before the card on it showed, and that card's tap came up to a look before: no tap
+        # since is its own. Rendered Speed 2p s7 8.13 s: 7S, covered by 6S at 8.50 s, took 6S's tap)
+        timed = [self._card_times([dataclasses.replace(c, t_confirmed=min(c.t_confirmed,
+                                                                          nxt.t - (self.every + 1) / self.fps))])[0]
+                 for c, nxt in itertools.pairwise(landed) if c.covered] + self._card_times(together)  # (in order)
         for k, card in enumerate(landed):
             self.cards.append(card)
             t_card, t_err, source = timed[k]
