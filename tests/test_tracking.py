@@ -483,6 +483,55 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
 SPEED_BACK = ("back", 0.8, (130.0, 130.0, 320.0, 290.0))  # the next card, carried face down over the pile
 
 
+@pytest.mark.parametrize("lay_first", [True, False])
+def test_a_card_shown_again_where_the_top_was_taken_back_off_it_was_laid_before_the_top(lay_first: bool) -> None:
+    """SP-2 / SP-8 (Speed): B's 10C lands and is read once, unsurely; A's 8D lands on it a tenth of a second later;
+    8D, illegal, is taken back, and 10C shows again. It was laid before 8D (its middle looks as in the frames before
+    8D landed): 8D leaves the pile (``remove``) and 10C is the card it covered, dated from its own landing (rendered
+    Speed 2p s6 10.93 s: 10C was taken for a card laid on 8D). A card laid anew where 10C was never seen is new."""
+    s9, c10 = ("9S", 0.9, (150.0, 140.0, 230.0, 250.0)), ("10C", 0.9, (160.0, 150.0, 240.0, 260.0))
+    d8 = ("8D", 0.9, (175.0, 165.0, 255.0, 275.0))
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, removals=True, lay_once=0.75,
+                     min_conf=0.65)
+    seen, gone = [], []
+    for i in range(22):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[140:250, 150:230] = 200
+        img[150:170, 160:180] = 30
+        d = dets(s9)
+        ten = (lay_first and i >= 4) or (not lay_first and i >= 17)
+        if ten:
+            img[150:260, 160:240] = 240
+            for y, x in ((165, 175), (165, 215), (230, 175), (230, 215), (198, 195)):
+                img[y - 6:y + 6, x - 5:x + 5] = 20
+            d = dets(("10C", 0.6, c10[2]))
+        if i in (5, 6):  # 8D carried face down over the pile
+            img[130:290, 130:320] = (120, 40, 90)
+            d = dets(SPEED_BACK)
+        if 7 <= i <= 14:
+            img[165:275, 175:255] = 235
+            img[240:262, 225:245] = (40, 40, 200)
+            d = dets(d8)
+        if i in (15, 16):  # the hand taking it back
+            img[120:300, 120:330] = (120, 150, 200)
+            d = dets(("hand", 0.8, (120.0, 120.0, 330.0, 300.0)))
+        if i >= 17:
+            d = dets(c10)
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        landed = [*tr.also, *([s] if s else [])]
+        tr.also.clear()
+        seen += [(c.card, round(c.t * 30)) for c in landed]
+        gone += [(r.card, round(r.t * 30)) for r in tr.removed]
+        tr.removed.clear()
+    if lay_first:
+        assert seen == [("9S", 0), ("8D", 7), ("10C", 4)] and gone == [("8D", 17)]
+        assert tr.stack == ["9S", "10C"]
+    else:
+        assert seen == [("9S", 0), ("8D", 7), ("10C", 17)] and gone == []
+        assert tr.stack == ["9S", "8D", "10C"]
+
+
 def test_a_card_read_on_the_last_one_before_it_landed_there_is_dated_from_its_landing() -> None:
     """SP-2 (Speed): 7S lands and is read once surely; a card carried face down over its top edge leaves its lower
     half to be read as 6S (a six of spades is a seven without its top pip); the next card, 6S itself, lands at 7S's

@@ -562,6 +562,10 @@ class PileTracker:
             return None
         self._count = 0
         self._recent.clear()
+        revealed = self._revealed_under(index, t, c, n, b, looked)
+        if revealed is not None:
+            self._recent_all.clear()
+            return revealed
         found = [best]
         if self.races:  # two cards landed on the pile within a look or two (a race): both are cards
             found += [(c2, n2, b2) for c2, n2, b2 in new if n2 != n
@@ -951,6 +955,50 @@ class PileTracker:
         if read is None:
             return shown
         return read if shown - READ_BOUND_S <= read < shown else shown
+
+    def _revealed_under(self, index: int, t: float, conf: float, code: str, box: Any, looked: set[str]
+                        ) -> CardSeen | None:
+        """A race pile (:attr:`races`, :attr:`removals`): ``code``, confirmed new where the top is not read, lay there
+        before the top showed, and the top was taken back off it: its middle looks now as in a frame from before the
+        top showed (and after the card under the top was last read), and as it did not while the top lay on it. Then
+        the top leaves the pile (a ``remove`` from when ``code`` showed again) and ``code`` is the card it covered,
+        dated from its own landing (rendered Speed 2p s6 10.93 s: B's 10C, read once unsurely, covered by A's 8D a
+        tenth of a second later; 8D, illegal on it, was taken back, and 10C was taken for a card laid on 8D)."""
+        if not self.races or not self.removals or self.row or self.top is None or self.top in looked \
+                or self._top_t is None or len(self.stack) < 2 or len(self._frames) < 2:
+            return None
+        top, t_top = self.top, self._top_t
+        under_last = self._last_seen.get(self.stack[-2], -math.inf)
+        sy0, sy1, sx0, sx1 = self._middle_region(box)
+        ref = self._frames[-1][2][sy0:sy1, sx0:sx1].astype(np.int16)
+        telling = _telling(ref) if ref.size else None
+        if telling is None:
+            return None
+
+        def as_now(grey: np.ndarray) -> bool:
+            same = np.abs(grey[sy0:sy1, sx0:sx1].astype(np.int16) - ref) < SAME_GREY
+            return same.shape == ref.shape and float(same.mean()) >= 0.8 and float(same[telling].mean()) >= TELLING_SAME
+
+        before = [f for f in self._frames if under_last < f[1] < t_top - 1e-9]
+        covered = [f for f in self._frames if t_top - 1e-9 <= f[1] < t]
+        laid = next((f for f in reversed(before) if as_now(f[2])), None)
+        if laid is None or not covered or all(as_now(f[2]) for f in covered):
+            return None
+        t_laid = self.first_seen(tuple(float(v) for v in box), laid[1], under_last)
+        t_back = self.first_seen(tuple(float(v) for v in box), t, t_top)
+        i_back = next((f[0] for f in self._frames if f[1] >= t_back - 1e-9), index)
+        self.stack.pop()
+        self.history.discard(top)  # (it may be played again)
+        self.removed.append(RemoveSeen(t_back, self.zone.name, top, i_back))
+        self._snap.pop(top, None)
+        self._reset_missing()
+        self.top = self.stack[-1]
+        self.history.add(code)
+        for kept in (self._first_look, self._first_read, self._read_where, self._read_conf, self._settled):
+            kept.pop(code, None)
+        self._push_top(code, t, t_laid, box)
+        # (its tap came before the top's landing: up to the last frame that showed it then)
+        return CardSeen(t_laid, self.zone.name, code, conf, index, tuple(float(v) for v in box), laid[1])
 
     def _after_covered(self, code: str, box: Any, covered: list[tuple[str, tuple[float, Any]]]) -> float | None:
         """The last look that read one of the ``covered`` cards (:meth:`_covered_by`: played before ``code``, which now

@@ -362,7 +362,8 @@ class TableWatcher:
         # since is its own. Rendered Speed 2p s7 8.13 s: 7S, covered by 6S at 8.50 s, took 6S's tap)
         timed = [self._card_times([dataclasses.replace(c, t_confirmed=min(c.t_confirmed,
                                                                           nxt.t - (self.every + 1) / self.fps))])[0]
-                 for c, nxt in itertools.pairwise(landed) if c.covered] + self._card_times(together)  # (in order)
+                 for c, nxt in itertools.pairwise([*landed, *landed[-1:]]) if c.covered]
+        timed += self._card_times(together)  # (in order)
         for k, card in enumerate(landed):
             self.cards.append(card)
             t_card, t_err, source = timed[k]
