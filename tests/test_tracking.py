@@ -483,6 +483,35 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
 SPEED_BACK = ("back", 0.8, (130.0, 130.0, 320.0, 290.0))  # the next card, carried face down over the pile
 
 
+def test_a_covered_card_read_only_under_a_hand_is_dated_from_that_read() -> None:
+    """SP-2 (Speed): 2D lands and is read once, surely, with the hand that laid it still over its middle; the next
+    card is carried over it and laid on it. 2D lay there from that read on: dated from it, not from the look that
+    confirmed the card on top (rendered Speed 2p s12 4.07 s: 2D was dated 4.78 s, with 4S)."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.85)
+    seen = []
+    for i in range(20):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        d = dets()
+        if i >= 2:
+            img[150:260, 160:240] = 240
+            img[170:190, 170:190] = 20
+        if i == 2:  # read under the hand that laid it
+            d = dets(("2D", 0.9, (160.0, 150.0, 240.0, 260.0)), ("hand", 0.8, (150.0, 190.0, 330.0, 300.0)))
+        elif 3 <= i < 16:  # the next card, face down, over it for 0.4 s
+            img[120:300, 120:330] = (60, 40, 120)
+            d = dets(SPEED_BACK)
+        if i >= 16:  # 4S lands over it and stays
+            img[180:290, 190:270] = 235
+            img[250:270, 240:260] = 40
+            d = dets(("4S", 0.9, (190.0, 180.0, 270.0, 290.0)))
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        landed = [*tr.also, *([s] if s else [])]
+        tr.also.clear()
+        seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
+    assert seen == [("2D", 2, True), ("4S", 16, False)]
+
+
 @pytest.mark.parametrize("lay_first", [True, False])
 def test_a_card_shown_again_where_the_top_was_taken_back_off_it_was_laid_before_the_top(lay_first: bool) -> None:
     """SP-2 / SP-8 (Speed): B's 10C lands and is read once, unsurely; A's 8D lands on it a tenth of a second later;

@@ -579,7 +579,11 @@ class PileTracker:
                         for k, (cx, nx, bx) in enumerate(found)), key=lambda x: (x[0], x[1]))
         t_best = next(d[0] for d in dated if d[1] == 0)
         dated = [d for d in dated if abs(d[0] - t_best) <= 0.1]  # a race lands at once; old ones peek later
-        under = [(self._dated(nx, bx, t), -1, cx, nx, bx) for nx, (cx, bx) in covered if self._dated_before(nx, dated)]
+        # (a covered card is walked back from the last look that read it, where no look read it with no hand over its
+        # middle: it is covered now. Rendered Speed 2p s12 4.07 s: 2D, read once under a hand, covered by 4S, was dated
+        # from 4S's landing)
+        under = [(self._dated(nx, bx, max((tr for tr, _ in self._reads.get(nx, [])), default=t)), -1, cx, nx, bx)
+                 for nx, (cx, bx) in covered if self._dated_before(nx, dated)]
         dated = sorted(under) + dated
         out: list[CardSeen] = []
         if self.removals and not self.row and self._missing_since is not None and self.top is not None and self.stack \
