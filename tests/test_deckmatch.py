@@ -632,3 +632,33 @@ def test_look_alikes_told_apart_by_their_shapes_alone_are_read_again_before_the_
     assert read(0.25) == "KS" and len(searches) == 2  # not the memory's KC: searched again
     assert read(0.25) == "KS" and len(searches) == 3 and not matcher.unsure  # read so twice
     assert read(0.25) == "KS" and len(searches) == 3  # it stands
+
+
+def test_a_card_boxed_as_two_overlapping_halves_neither_read_is_read_around_both(deck) -> None:
+    """TM-1: the detector boxes one card two ways, its upper and its lower part, each a little aside, and the deck's
+    pictures name no card from either box (rendered held-out Snap 2p s6 16.87 s: B's 10D, boxed so, was never seen;
+    around both boxes, 10D 0.82). Two such boxes are read around both: the first becomes the card's, the other goes.
+    Not two boxes on two cards lying apart, nor a pair one of which was read."""
+    frame = table_frame(5)
+    quad = card_quad((0.0, 0.0), 3.0)
+    lay_card(frame, deck.image("10D", 200), quad)
+    whole = box_of(quad)
+    w, h = whole[2] - whole[0], whole[3] - whole[1]
+    upper, lower = whole + [0.15 * w, 0.0, 0.15 * w, -0.3 * h], whole + [-0.15 * w, 0.3 * h, -0.15 * w, 0.0]
+    rd = ReadingDetector(detector=None, reader=None, deck=matcher_of(deck))
+
+    def read_pair(img: np.ndarray, a: np.ndarray, b: np.ndarray, sure: tuple[float, float]) -> tuple[list, np.ndarray]:
+        faces = Detections(np.array([a, b], np.float32), np.array([0.6, 0.6], np.float32), np.zeros(2, np.int64),
+                           np.array(["7D", "7D"]))
+        codes, probs = ["7D", "7D"], np.array(sure, np.float32)
+        rd._read_unions(img, faces, codes, probs, (0.0, 0.0))
+        return codes, faces.xyxy
+
+    codes, boxes = read_pair(frame, upper, lower, (UNREAD_CONF, UNREAD_CONF))
+    assert codes == ["10D", "none"] and np.allclose(boxes[0], [lower[0], upper[1], upper[2], lower[3]])
+    assert read_pair(frame, upper, lower, (UNREAD_CONF, 0.9))[0] == ["7D", "7D"]
+    apart = table_frame(5)
+    left, right = card_quad((-80.0, 0.0), 3.0), card_quad((80.0, 0.0), 3.0)
+    for q in (left, right):
+        lay_card(apart, deck.image("10D", 200), q)
+    assert read_pair(apart, box_of(left), box_of(right), (UNREAD_CONF, UNREAD_CONF))[0] == ["7D", "7D"]
