@@ -94,6 +94,15 @@ def count_cards(n: int) -> str:
     return "1 card" if n == 1 else f"{n} cards"
 
 
+#: the games played with the jokers too (PJ-1); every other game is played with the 52 cards
+JOKER_GAMES: frozenset[str] = frozenset({"paijie"})
+
+
+def game_cards(game: str) -> tuple[str, ...]:
+    """The cards ``game`` is played with."""
+    return DECK_WITH_JOKERS if game in JOKER_GAMES else STANDARD_DECK
+
+
 def deck(jokers: bool = False) -> list[str]:
     """A fresh ordered deck (shuffle it with a seeded ``random.Random``; the engine has no clock)."""
     return list(DECK_WITH_JOKERS if jokers else STANDARD_DECK)

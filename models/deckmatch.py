@@ -45,6 +45,11 @@ ANGLE_PEAKS = 3
 #: every card is compared (grey, half resolution) at the pose's angle; the REFINE_TOP best again in colour at full
 #: resolution at that angle and half a step either side
 REFINE_TURNS = (-COARSE_STEP_DEG / 2, 0.0, COARSE_STEP_DEG / 2)
+#: ... and where another of those peaks is this close to the best at half resolution, that peak's REFINE_TOP best are
+#: compared in colour at its angle too: a joker's busy figure, turned sideways, fits the grey half-resolution view of a
+#: plain two better than the two's own picture at the two's angle (rendered Spit 2p s6 5.1 s: 2D on a column,
+#: 0.368 at its angle, RJ 0.384 turned 84 degrees; read RJ 0.34, nothing, for a second)
+ANGLE_CLOSE = 0.03
 REFINE_TOP = 6
 #: ... and every other card from this close under the best at half resolution, up to REFINE_MOST in all: in a deck
 #: whose courts share one busy picture (a striped panel with the rank's letter), the twelve courts match the grey
@@ -237,6 +242,12 @@ class DeckMatcher:
         self.to_mm = np.asarray(image_to_mm, np.float64)
         self.to_image = np.linalg.inv(self.to_mm)
         self._face_ids = np.array([FACES.index(c) for c in self.codes])
+        #: the cards the game is played with (None: all): only these are read. A deck's jokers come in its box and
+        #: are photographed with it, but only Pai Jie plays them; they are still searched with the rest (the mean
+        #: face the pose is searched with is the whole deck's: without the jokers' figures in it, two rendered Snap
+        #: games' threes were found turned wrong and read 3S and 5S), but never the read (rendered Snap 2p s238
+        #: 9.9 s: QC laid under a hand, read RJ at 0.40, a joker in a game of Snap)
+        self.playing: frozenset[str] | None = None
         #: the last read (:meth:`scores`) named one of look-alikes of one colour by their shapes alone and no search
         #: before it, of the card lying as still, named it too. Which one such a read names may turn on where the card
         #: lies to a quarter of a pixel, and a card's first read is made as it settles (rendered Snap 2p s11 8.8 s: KC
@@ -271,7 +282,10 @@ class DeckMatcher:
                                                                  value=float(mean.mean()) * POSE_RIM_SHADE))
 
     @classmethod
-    def from_folder(cls, folder: str | Path, image_to_mm: np.ndarray) -> DeckMatcher:
+    def from_folder(cls, folder: str | Path, image_to_mm: np.ndarray, codes: Collection[str] | None = None
+                    ) -> DeckMatcher:
+        """The pictures in ``folder``; ``codes``: the cards the game is played with, the only ones read
+        (:attr:`playing`)."""
         from models.scenes import load_face_folder
 
         path = Path(folder)
@@ -280,7 +294,10 @@ class DeckMatcher:
         found = load_face_folder(path)
         if not found:
             raise ValueError(f"deck={folder}: no card pictures named like 10C.png or 10_of_clubs.png")
-        return cls({c: v[0] for c, v in found.items()}, image_to_mm, found.get("back", [None])[0])
+        matcher = cls({c: v[0] for c, v in found.items()}, image_to_mm, found.get("back", [None])[0])
+        if codes is not None:
+            matcher.playing = frozenset(codes)
+        return matcher
 
     def _flat(self, frame: np.ndarray, origin: np.ndarray, centre_mm: np.ndarray, angle_deg: float,
               half_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
@@ -535,10 +552,12 @@ class DeckMatcher:
         if failed is not None:
             return failed
         angle, coarse = 0.0, np.zeros(0)
+        tried: list[tuple[float, np.ndarray]] = []
         for a in self._angles(frame, corner, centre):  # the peak where some card fits best, at half resolution
             win = cv2.cvtColor(self._flat(frame, corner, centre, a, half, px), cv2.COLOR_BGR2GRAY)
             places = _unit_rows(sliding_window_view(win, self.half.shape[1:]).reshape(-1, self.half[0].size))
             fits = (places @ self._half_rows.T).max(0)
+            tried.append((a, fits))
             if not len(coarse) or fits.max() > coarse.max():
                 angle, coarse = a, fits
         per_card = np.maximum(coarse[:n], coarse[n:])
@@ -554,6 +573,14 @@ class DeckMatcher:
         for d in REFINE_TURNS:
             win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
             self._refine(win, ways, angle + d, centre, half, best, at, posed)
+        # another peak about as good at half resolution: its best cards compared in colour there too (see ANGLE_CLOSE)
+        for a, fits in tried:
+            if a != angle and fits.max() >= coarse.max() - ANGLE_CLOSE:
+                there = np.argsort(-np.maximum(fits[:n], fits[n:]))[:REFINE_TOP]
+                for d in REFINE_TURNS:
+                    win = self._flat(frame, corner, centre, a + d, half, PX_PER_MM)
+                    self._refine(win, [(int(k), j) for k in there for j in (k, k + n)], a + d, centre, half, best,
+                                 at, posed)
         # the other cards about as close at half resolution, compared the way up and at the turn the best one fits
         k0 = int(best.argmax())
         more = [int(k) for k in ranked[REFINE_TOP:REFINE_MOST]
@@ -647,6 +674,8 @@ class DeckMatcher:
     def _as_faces(self, best: np.ndarray) -> np.ndarray:
         out = np.full(len(FACES), -1.0)
         out[self._face_ids] = best
+        if self.playing is not None:
+            out[[k for k, c in enumerate(FACES) if c not in self.playing]] = -1.0
         return out
 
     def _still_there(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray, area: float

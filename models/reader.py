@@ -843,8 +843,10 @@ def load_card_model(model: str | Path, reader: str | Path | None = "auto", conf:
     return ReadingDetector(det, CardReader(path, threads=threads, turns=turns), conf=conf)
 
 
-def attach_deck(detector: Any, folder: str | Path, image_to_mm: Any, layout_name: str = "the layout") -> None:
-    """Read ``detector``'s faces against the pictures of the deck played in ``folder`` (``models.deckmatch``).
+def attach_deck(detector: Any, folder: str | Path, image_to_mm: Any, layout_name: str = "the layout",
+                codes: Collection[str] | None = None) -> None:
+    """Read ``detector``'s faces against the pictures of the deck played in ``folder`` (``models.deckmatch``),
+    of the cards ``codes`` only where given (the cards the game is played with).
     Raises ValueError saying what is missing: the card reader (the pictures settle what it reads), the table
     homography (a card is turned flat through it), or the pictures."""
     from models.deckmatch import DeckMatcher
@@ -856,7 +858,7 @@ def attach_deck(detector: Any, folder: str | Path, image_to_mm: Any, layout_name
         raise ValueError(f"deck={folder}: {layout_name} has no table homography to turn cards flat with; "
                          f"calibrate from markers or corners")
     try:
-        detector.deck = DeckMatcher.from_folder(folder, image_to_mm)
+        detector.deck = DeckMatcher.from_folder(folder, image_to_mm, codes)
     except FileNotFoundError as e:
         raise ValueError(str(e)) from None
 

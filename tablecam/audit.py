@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout, LayoutError, draw_zones
+from engine.cards import game_cards
 from engine.events import Event, GameHeader
 from engine.games import new_referee
 from models.reader import attach_deck, load_card_model
@@ -292,7 +293,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             raise AuditError(str(e)) from None
     if deck is not None:
         try:
-            attach_deck(detector, deck, lay.homography, str(lay.source))
+            attach_deck(detector, deck, lay.homography, str(lay.source), game_cards(game))
         except ValueError as e:
             raise AuditError(str(e)) from None
     variants = dict(variants or {})

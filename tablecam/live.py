@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.layout import Layout, LayoutError
-from engine.cards import rank
+from engine.cards import game_cards, rank
 from engine.events import GameHeader
 from engine.games import new_referee
 from engine.verdicts import Verdict
@@ -206,7 +206,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
         detector = detector if detector is not None else \
             load_card_model(model, reader, turns=1, imgsz=imgsz or detector_input(model, game))
         if deck is not None:
-            attach_deck(detector, deck, lay.homography, str(lay.source))
+            attach_deck(detector, deck, lay.homography, str(lay.source), game_cards(game))
     except (FileNotFoundError, ValueError) as e:
         raise LiveError(str(e)) from None
     watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)

@@ -15,6 +15,7 @@ import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 from calibration.layout import Layout
+from engine.cards import STANDARD_DECK, game_cards
 from models.classes import FACES
 from models.deckmatch import KEEP_MATCH, MIN_MATCH, DeckMatcher, _Spectra, _unit_rows, deck_read
 from models.detector import Detections
@@ -184,6 +185,17 @@ def test_a_rendered_game_comes_with_its_deck_and_the_audit_checks_what_the_deck_
 
     back = cv2.cvtColor(cv2.imread(str(deck_dir / "back.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
     assert DeckMatcher.from_folder(deck_dir, lay.homography).back_to_edge is printed_to_edge(back)
+    # SJ-1, PJ-1: a deck's jokers are in its box, but only Pai Jie plays them: no other game reads one
+    for game, readable in (("slapjack", set(STANDARD_DECK)), ("paijie", set(FACES))):
+        matcher = DeckMatcher.from_folder(deck_dir, lay.homography, game_cards(game))
+        assert {"RJ", "BJ"} <= set(matcher.codes)  # (searched with the rest)
+        rj = table_frame(6)
+        quad = card_quad((0.0, 0.0), 4.0)
+        lay_card(rj, cv2.cvtColor(cv2.imread(str(deck_dir / "RJ.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA),
+                 quad)
+        read = matcher.scores(rj, box_of(quad))
+        assert {FACES[k] for k in np.flatnonzero(read > -1.0)} <= readable
+        assert (FACES[int(read.argmax())] == "RJ") is (game == "paijie")
     flat = Layout(**{**lay.__dict__, "homography": None})
     flat.save(tmp_path / "flat.layout.yaml")
     with pytest.raises(AuditError, match="no table homography"):
@@ -662,3 +674,20 @@ def test_a_card_boxed_as_two_overlapping_halves_neither_read_is_read_around_both
     for q in (left, right):
         lay_card(apart, deck.image("10D", 200), q)
     assert read_pair(apart, box_of(left), box_of(right), (UNREAD_CONF, UNREAD_CONF))[0] == ["7D", "7D"]
+
+
+def test_a_plain_two_is_read_where_a_busy_figure_turned_sideways_fits_the_grey_view_a_little_better(
+        tmp_path: Path) -> None:
+    """TM-1, from a rendered Spit game (2 players, seed 6, 5.1 s): B's 2D lies on a column between a king and a
+    card back. At half resolution in grey, the red joker's figure turned 84 degrees fits the view around it (0.384)
+    a little better than any card at the two's own angle (2D 0.368), and the joker, compared in colour there, is no
+    read: the two went unread for a second. The best cards of a peak about as good are compared in colour too."""
+    import av
+
+    r = render_game(tmp_path / "g.mp4", "spit", 2, seed=6, seconds=5.2, audio=False)
+    lay = Layout.load(r.layout)
+    with av.open(str(r.video)) as c:
+        frame = next(f for k, f in enumerate(c.decode(video=0)) if k == 154).to_ndarray(format="bgr24")
+    matcher = DeckMatcher.from_folder(tmp_path / "g.deck", lay.homography)
+    k, _ = deck_read(matcher.scores(frame, np.array([681.0, 504.0, 751.0, 601.0])))
+    assert k >= 0 and FACES[k] == "2D"
