@@ -34,6 +34,15 @@ def _feed_looks(tr: PileTracker, looks: list[tuple[tuple, tuple]]) -> None:
         tr.update(i, i / 30, dets(*seen))
 
 
+def _look(tr: PileTracker, i: int, img: np.ndarray, d: Detections) -> list:
+    """Frame ``i`` (30 fps) and its detections ``d``: the cards confirmed, those the top covered first."""
+    tr.remember(i, i / 30, img)
+    s = tr.update(i, i / 30, d)
+    landed = [*tr.also, *([s] if s else [])]
+    tr.also.clear()
+    return landed
+
+
 def frame_with(card: bool, hand: bool = False) -> np.ndarray:
     """A grey table; a white card (with a dark mark) in the zone; optionally a hand over part of it."""
     img = np.full((480, 640, 3), 90, np.uint8)
@@ -408,10 +417,7 @@ def test_a_card_covered_by_the_next_before_it_was_confirmed_is_played_before_it(
             img[180:290, 190:270] = 235
             img[250:270, 240:260] = 40
             d = dets(("6D", 0.9, (190.0, 180.0, 270.0, 290.0)))
-        tr.remember(i, i / 30, img)
-        s = tr.update(i, i / 30, d)
-        landed = [*tr.also, *([s] if s else [])]
-        tr.also.clear()
+        landed = _look(tr, i, img, d)
         seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
     assert seen == [("7H", 2, True), ("6D", 7, False)]
     assert tr.stack == ["7H", "6D"]
@@ -472,10 +478,7 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
             d = dets(("8S", 0.9, (190.0, 180.0, 270.0, 290.0)))
         if i < 2:
             img[150:260, 160:240] = 90
-        tr.remember(i, i / 30, img)
-        s = tr.update(i, i / 30, d)
-        landed = [*tr.also, *([s] if s else [])]
-        tr.also.clear()
+        landed = _look(tr, i, img, d)
         seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
     assert seen == want
 
@@ -504,10 +507,7 @@ def test_a_covered_card_read_only_under_a_hand_is_dated_from_that_read() -> None
             img[180:290, 190:270] = 235
             img[250:270, 240:260] = 40
             d = dets(("4S", 0.9, (190.0, 180.0, 270.0, 290.0)))
-        tr.remember(i, i / 30, img)
-        s = tr.update(i, i / 30, d)
-        landed = [*tr.also, *([s] if s else [])]
-        tr.also.clear()
+        landed = _look(tr, i, img, d)
         seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
     assert seen == [("2D", 2, True), ("4S", 16, False)]
 
@@ -546,10 +546,7 @@ def test_a_card_shown_again_where_the_top_was_taken_back_off_it_was_laid_before_
             d = dets(("hand", 0.8, (120.0, 120.0, 330.0, 300.0)))
         if i >= 17:
             d = dets(c10)
-        tr.remember(i, i / 30, img)
-        s = tr.update(i, i / 30, d)
-        landed = [*tr.also, *([s] if s else [])]
-        tr.also.clear()
+        landed = _look(tr, i, img, d)
         seen += [(c.card, round(c.t * 30)) for c in landed]
         gone += [(r.card, round(r.t * 30)) for r in tr.removed]
         tr.removed.clear()
@@ -588,10 +585,7 @@ def test_a_card_read_on_the_last_one_before_it_landed_there_is_dated_from_its_la
             d = dets(SPEED_BACK)
         if i >= 9:
             d = dets(s6)
-        tr.remember(i, i / 30, img)
-        s = tr.update(i, i / 30, d)
-        landed = [*tr.also, *([s] if s else [])]
-        tr.also.clear()
+        landed = _look(tr, i, img, d)
         seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
     assert seen == [("8D", 0, False), ("7S", 4, True), ("6S", 9, False)]
 
