@@ -44,6 +44,7 @@ from engine.verdicts import Verdict  # noqa: E402
 from models.detector import Detector  # noqa: E402
 from models.gamevideo import FPS, RenderedGame, TruthReader, make_script, render_game, truth_text  # noqa: E402
 from tablecam.audit import audit, compare_verdicts, default_model  # noqa: E402
+from tablecam.gamelog import corrected_cards  # noqa: E402
 from vision.frames import VideoError, probe  # noqa: E402
 from vision.watcher import detector_input  # noqa: E402
 
@@ -138,7 +139,7 @@ def score(r: object, res: object) -> dict:
     truth_cards = [e for e in sc.events if e.type == "card" and e.zone in sc.piles]
     with open(res.log, encoding="utf-8") as f:
         logged = [json.loads(x) for x in f if x.strip()]
-    seen_cards = [d for d in logged if d.get("type") == "card"]
+    seen_cards = corrected_cards(logged)  # (a column's card read again right renames its line)
     used: set[int] = set()
     right = players = players_known = 0
     for e in truth_cards:

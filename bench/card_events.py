@@ -11,17 +11,17 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tablecam.gamelog import corrected_cards  # noqa: E402
+
 
 def card_events(path: Path) -> list[tuple[float, str, str]]:
-    """(time, zone, card) of every ``card`` line of a game log."""
-    out = []
+    """(time, zone, card) of every ``card`` line of a game log (corrections applied: a card read again as what it
+    is renames its earlier line)."""
     with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                d = json.loads(line)
-                if d.get("type") == "card":
-                    out.append((float(d["t"]), str(d.get("zone")), str(d.get("card"))))
-    return out
+        lines = [json.loads(line) for line in f if line.strip()]
+    return [(float(d["t"]), str(d.get("zone")), str(d.get("card"))) for d in corrected_cards(lines)]
 
 
 def main() -> int:

@@ -44,7 +44,7 @@ _ZONE_CACHE: set[str] = set()  # zone names already checked (a handful per game)
 
 _KNOWN_FIELDS = frozenset(
     {"t", "type", "zone", "card", "player", "count", "cards", "word", "rank", "source", "t_err", "conf",
-     "evidence"}
+     "evidence", "misread"}
 )
 
 
@@ -107,11 +107,14 @@ class Event:
     evidence: Any = None
     extra: dict[str, Any] | None = None
     line: int | None = None
+    #: on a ``card`` line: the card this zone's visible top was logged as before; the line says which card it is
+    #: (a look-alike read wrong) and is no play (an extension of EVENTS.md: a camera reads again, more surely)
+    misread: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The EVENTS.md object (no ``None`` fields), ready for ``json.dumps``."""
         d: dict[str, Any] = {"t": self.t, "type": self.type}
-        for name in ("zone", "card", "player", "count", "word", "rank", "source", "conf", "evidence"):
+        for name in ("zone", "card", "player", "count", "word", "rank", "source", "conf", "evidence", "misread"):
             v = getattr(self, name)
             if v is not None:
                 d[name] = v
@@ -218,11 +221,18 @@ def parse_event(obj: dict[str, Any], line: int | None = None) -> Event:
     conf = get("conf")
     if conf is not None and (not _number(conf) or not 0 <= conf <= 1):
         raise LogFormatError(f"field 'conf' must be between 0 and 1, got {conf!r}")
+    misread = get("misread")
+    if misread is not None:
+        if kind != "card":
+            raise LogFormatError(f"field 'misread' belongs on a card line, not a {kind} line")
+        if type(misread) is not str or misread not in ALL_CARDS or misread == card:
+            raise LogFormatError(f"field 'misread' must be the card the top was logged as (not {card}), "
+                                 f"got {misread!r}")
     extra = None
     if len(obj) > 2 + len(required) and not obj.keys() <= _KNOWN_FIELDS:
         extra = {k: v for k, v in obj.items() if k not in _KNOWN_FIELDS}
     return Event(float(t), kind, zone, card, player, count, cards, word, rank, source, float(t_err),
-                 None if conf is None else float(conf), get("evidence"), extra, line)
+                 None if conf is None else float(conf), get("evidence"), extra, line, misread)
 
 
 def json_object(text: str) -> dict[str, Any]:

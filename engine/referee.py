@@ -115,6 +115,9 @@ class Referee:
     EVENT_TYPES: ClassVar[frozenset[str]] = frozenset()
     ZONE_KINDS: ClassVar[frozenset[str]] = frozenset()
     DECK_SIZE: ClassVar[int] = 52
+    #: zone kinds whose visible top a ``card`` line with ``misread`` may correct (where nothing can land on a face-up
+    #: card, so a card read there anew is that card read again: Spit's columns)
+    MISREAD_ZONES: ClassVar[frozenset[str]] = frozenset()
 
     def __post_init__(self) -> None:
         if self.header.game != self.game:
@@ -214,6 +217,11 @@ class Referee:
             if len(parts) > 1 and parts[0] in ("pile", "col") and parts[1] not in self.players:
                 return f"zone {ev.zone!r} names an unknown player"
             return f"zone {ev.zone!r} is not valid in {self.game}"
+        if ev.misread is not None and (ev.zone or "").split(":")[0] not in self.MISREAD_ZONES:
+            if not self.MISREAD_ZONES:
+                return f"a card line with 'misread' has no meaning in {self.game}: no top is corrected"
+            kinds = "/".join(f"{k}:..." for k in sorted(self.MISREAD_ZONES))
+            return f"in {self.game} only the top of a {kinds} zone is corrected as misread, not {ev.zone}'s"
         return None
 
     def push(self, ev: Event) -> list[Output]:
@@ -227,7 +235,8 @@ class Referee:
                 return []  # G-3: hands, calls and claims just after the deciding event get no verdict
             return [Anomaly(ev.t, self.generic_check(ev) or "the game is over", ev.to_dict(), None, ev.line)]
         if (ev.type not in self.EVENT_TYPES or (ev.player is not None and ev.player not in self.players)
-                or (ev.zone is not None and ev.zone not in self.zones)):
+                or (ev.zone is not None and ev.zone not in self.zones)
+                or (ev.misread is not None and (ev.zone or "").split(":")[0] not in self.MISREAD_ZONES)):
             return [Anomaly(ev.t, self.generic_check(ev) or "not valid here", ev.to_dict(), None, ev.line)]
         early: list[Output] | None = None
         if ev.t > self.t:

@@ -95,3 +95,21 @@ def _ends_with_newline(path: Path) -> bool:
     with open(path, "rb") as f:
         f.seek(-1, os.SEEK_END)
         return f.read(1) == b"\n"
+
+
+def corrected_cards(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``card`` lines of a log as the camera finally read them: a line with ``misread`` (a zone's top read
+    again, a look-alike read wrong before) renames the latest earlier card line on its zone that named that card,
+    and is no card of its own. For counting cards against a ground truth (``bench/``)."""
+    cards: list[dict[str, Any]] = []
+    for d in lines:
+        if d.get("type") != "card":
+            continue
+        was = d.get("misread")
+        if was is None:
+            cards.append(dict(d))
+            continue
+        earlier = next((c for c in reversed(cards) if c.get("zone") == d.get("zone") and c.get("card") == was), None)
+        if earlier is not None:
+            earlier["card"] = d.get("card")
+    return cards

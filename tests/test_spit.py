@@ -255,6 +255,57 @@ def test_st_3_seed_a_revealed_face_down_card_may_be_turned_up() -> None:
     assert_impossible(ref, card(3.2, "col:Ann:4", "KD", ANN), "ST-3")  # a card seen twice
 
 
+def test_st_3_a_column_top_read_wrong_is_corrected_and_then_played() -> None:
+    """ST-3 with decision 8: nothing lands on a face-up column card, so a ``card`` line with ``misread`` renames the
+    top (a look-alike read again); the card is then a visible top and its play is legal (ST-2). Without the
+    correction the play is refused: the camera's 3C read 3S at the deal, read 3C on the pile."""
+    plays = [card(2.0, "left", "6S", ANN), card(3.0, "left", "3C", ANN)]  # (3 on 6: illegal, as the card it is)
+    plain = new()
+    feed(plain, *opening(ann=["6S", "8S", "JS", "3C", "3D"]))
+    ref = new()
+    feed(ref, *opening(ann=["6S", "8S", "JS", "3S", "3D"]))  # 3C logged 3S at the deal
+    assert "not a visible top" in assert_impossible(ref.copy(), plays[1], "ST-2")["reason"]
+    assert feed(ref, {**card(1.5, "col:Ann:4", "3C", ANN), "misread": "3S"}) == []
+    assert ref.up["col:Ann:4"] == ["3C"] and ref.tops["3C"] == "col:Ann:4" and "3S" not in ref.tops
+    assert "3S" not in ref.seen and "3C" in ref.seen
+    ruled = [kinds(feed(r, *plays) + finish(r)) for r in (ref, plain)]
+    assert ruled[0] == ruled[1] == [("legal_play", "ST-2"), ("illegal_play", "ST-2")]
+
+
+@pytest.mark.parametrize("fix, why", [
+    ({"card": "3C", "misread": "3D"}, "shows 3S, not 3D"),  # not what the column shows
+    ({"card": "8S", "misread": "3S"}, "already on the table"),  # one deck: 8S is another column's top
+    ({"card": "3C", "misread": "3S", "zone": "col:Ann:5"}, "not 3S"),  # another column
+])
+def test_st_3_a_correction_that_names_no_such_top_is_an_anomaly(fix: dict[str, Any], why: str) -> None:
+    """Decision 8: a correction must name the column's face-up top and a card not yet on the table."""
+    ref = new()
+    feed(ref, *opening(ann=["6S", "8S", "JS", "3S", "3D"]))
+    line = {**card(2.0, "col:Ann:4", "3C", ANN), **fix}
+    assert why in assert_impossible(ref, line, "ST-3" if "not" in why else "ST-1")["reason"]
+
+
+@pytest.mark.parametrize("zone", ["left", "right"])
+def test_a_misread_correction_on_a_centre_pile_or_in_another_game_is_an_anomaly(zone: str) -> None:
+    """Decision 8: only a column's top is corrected; a centre pile's top, or any zone in a game that corrects none
+    (Speed), makes an anomaly, never a play."""
+    ref = opened()
+    out = feed(ref, {**card(2.0, zone, "7S", ANN), "misread": "7C" if zone == "left" else "QC"})
+    assert [o["type"] for o in out] == ["anomaly"] and "only the top of a col:... zone" in out[0]["reason"]
+    out = run({"game": "speed", "players": [ANN, BOB]}, {**card(1.0, "left", "7S", ANN), "misread": "7C"})
+    assert [o["type"] for o in out] == ["anomaly"] and "no meaning in speed" in out[0]["reason"]
+
+
+def test_a_misread_field_is_checked_when_the_line_is_read() -> None:
+    """EVENTS.md extension: ``misread`` names a card other than the line's, on a ``card`` line only."""
+    ev = parse_event({**card(1.0, "col:Ann:1", "3C", ANN), "misread": "3S"})
+    assert ev.misread == "3S" and ev.to_dict()["misread"] == "3S"
+    for bad in ({**card(1.0, "col:Ann:1", "3C"), "misread": "3C"}, {**card(1.0, "col:Ann:1", "3C"), "misread": "3X"},
+                {**remove(1.0, "left", "3C"), "misread": "3S"}):
+        with pytest.raises(LogFormatError, match="misread"):
+            parse_event(bad)
+
+
 def test_st_3_seed_an_empty_column_takes_the_top_of_another_column() -> None:
     """ST-3 (seed: 空列可以移入另一列的明牌頂張, 藉此露出下面的牌): the move uncovers a card to turn up."""
     ref = opened()

@@ -1206,3 +1206,57 @@ def test_only_where_cards_lie_still_a_while_a_read_of_look_alikes_waits_to_be_re
     model.deck = DeckMatcher({c: deck.image(c, 88) for c in ("AS", "AC")}, sc.layout.homography)
     TableWatcher(sc.layout, game, model, 30.0)
     assert model.deck.read_twice is twice
+
+
+def test_a_spit_column_card_read_again_as_its_look_alike_is_corrected_when_it_lands_read_so() -> None:
+    """ST-3 (nothing lands on a face-up column card) with ST-2: B's 4C turned up on column 3 was read 4S (rendered
+    Spit 2p s12 1.77 s), its line long out when the still card was read 4C at its place (4.0 s); the 4C was logged
+    as a new card there (an ST-3 anomaly), then played on the left pile, read 4C, and refused (no column showed
+    4C): "Not stuck, B: the four goes on the three" followed. The column's read again is kept aside; when the card
+    lands on a centre pile read as it, a ``card`` line with ``misread`` renames the column's card, just before the
+    play. Landing read as the card the column was logged as, the read again is dropped (looks of one still card
+    flip between look-alikes: rendered Spit 2p s7 2.2 s, JS read JS, JC, JS, JC). A card elsewhere is no read again."""
+    from engine.games import new_referee
+
+    def column_read_again(second: str = "4C") -> tuple[TableWatcher, list[Event]]:
+        w = TableWatcher(make_script("spit", 2, 12, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+        col = next(tr for tr in w.trackers if tr.zone.name == "col:B:3")
+        box = _middle_box(col.zone)
+        out: list[Event] = []
+        for i in range(4):
+            w._look(col, 53 + 2 * i, 1.7667 + i / 15, dets(("4S", box)))
+        out += w._release(4.0)
+        for i in range(3):
+            w._look(col, 121 + 2 * i, 4.0333 + i / 15, dets((second, box)))
+        return w, out
+
+    def land(w: TableWatcher, t: float, card: str) -> list[Event]:
+        left = next(tr for tr in w.trackers if tr.zone.name == "left")
+        w._landed(left, [CardSeen(t, "left", card, 0.9, int(t * 30), (551.0, 311.0, 631.0, 422.0), t + 0.05)])
+        return w._release(t + 3.0)
+
+    w, out = column_read_again()
+    assert [(e.zone, e.card) for e in out] == [("col:B:3", "4S")]
+    assert w._release(5.0) == []  # the read again makes no line of its own
+    lines = land(w, 5.108, "4C")
+    assert [(e.zone, e.card, e.misread) for e in lines] == [("col:B:3", "4C", "4S"), ("left", "4C", None)]
+    assert lines[0].t < lines[1].t
+    ref = new_referee(GameHeader("spit", ("A", "B")))  # the deal (B's column 3 logged 4S) and the spit cards
+    tops = {"A": ["7H", "6S", "6D", "4H", "2D"], "B": ["10D", "JS", "4S", "3C", "10S"]}
+    deal = [Event(t=1.0 + k / 10, type="card", zone=f"col:{p}:{k + 1}", card=c, source="deal")
+            for p, cards in tops.items() for k, c in enumerate(cards)]
+    spat = [Event(t=2.86, type="card", zone="left", card="3H", player="A", source="spit"),
+            Event(t=2.88, type="card", zone="right", card="8D", player="B", source="spit")]
+    for ev in deal + spat:
+        assert ref.push(ev) == []
+    plain = ref.copy()
+    assert [o.to_dict()["type"] for o in plain.push(lines[1]) + plain.finish()] == ["anomaly"]  # no column shows 4C
+    ruled = [o.to_dict() for ev in lines for o in ref.push(ev)] + [o.to_dict() for o in ref.finish()]
+    assert [(o["kind"], o["say"]) for o in ruled] == [("legal_play", "B: four on three")]
+
+    w, _ = column_read_again()
+    assert [(e.zone, e.card, e.misread) for e in land(w, 5.108, "4S")] == [("left", "4S", None)]
+    assert w._read_again_as == {}
+
+    w, _ = column_read_again("9S")  # not a look-alike: a new card (the 4S went unseen)
+    assert "9S" not in w._read_again_as and ("col:B:3", "9S") in {(c.zone, c.card) for c in w.cards}

@@ -116,6 +116,11 @@ READ_BEFORE_TAKE = {"snap": 0.85, "slapjack": 0.85}
 #: a Spit column's card read this long (s) or less before it lands on a centre pile was turned up there
 #: (:meth:`TableWatcher._turned_up_unseen`)
 TURN_UP_READ_S = 1.0
+#: Spit: a column's new card whose box overlaps the card it showed at least this much (IoU) lies at its place
+#: (:meth:`TableWatcher._read_again`): rendered Spit 2p s12's 4S and 4C, 0.98
+SAME_CARD_IOU = 0.6
+#: ... and the line that corrects a column's card read wrong comes this long before the card's play (s)
+CORRECTED_BEFORE_S = 0.001
 #: a hand reaches over a pile to take a card back in about this long (s) before the card is missed
 TAKE_BACK_S = 0.35
 #: a card taken from a Pai Jie row went into the hand of the arm over its place this long either side of the first
@@ -173,6 +178,15 @@ def detector_input(model: str | Path, game: str) -> int | None:
     """The detector's input size for ``game``'s zone crops: ``models.detector.ZONE_IMGSZ`` where the game is in
     :data:`ZONE_SIZE_GAMES` and the model takes any size, else None (the model's own)."""
     return zone_imgsz(model) if game in ZONE_SIZE_GAMES else None
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two boxes (x0 y0 x1 y1)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    inter = max(w, 0.0) * max(h, 0.0)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return float(inter / union) if union > 0 else 0.0
 
 
 def _look_alike(a: str, b: str) -> bool:
@@ -248,6 +262,9 @@ class TableWatcher:
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
         self.slapper.closed |= set(slap_zones) & {"pot"}  # (no pot until a Snap Pot makes one)
         self._pending: list[tuple[float, int, Event, Any]] = []
+        #: Spit: a column's card read again as its look-alike (card -> (the card it was logged as, the read)), until a
+        #: centre pile says which it is (:meth:`_read_again`)
+        self._read_again_as: dict[str, tuple[str, CardSeen]] = {}
         self._seq = itertools.count()
         self.detections = 0
         self._used_onsets: set[int] = set()
@@ -350,6 +367,8 @@ class TableWatcher:
         if self.game == "spit" and tr.zone.name in CENTRE_PILES:
             self._column_top_misread(landed)
             self._turned_up_unseen(landed)
+        if self.game == "spit" and tr.zone.name.startswith("col:") and landed and self._read_again(tr, landed):
+            return
         if self.game == "spit" and tr.zone.name.startswith("col:") and landed:
             old = tr.top_before(landed[-1].card)
             if old is not None:
@@ -367,6 +386,8 @@ class TableWatcher:
         for k, card in enumerate(landed):
             self.cards.append(card)
             t_card, t_err, source = timed[k]
+            if self.game == "spit" and card.zone in CENTRE_PILES:
+                self._settle_read_again(card, t_card)
             player = racing[k] if len(racing) == len(landed) else None
             if self.arms is not None:
                 player = self.arms.who(card.box, t_card - 0.1, t_card + 0.04)
@@ -623,6 +644,55 @@ class TableWatcher:
             self._pending[k] = (t, seq, ev, renamed)
             self.cards = [renamed if c is seen else c for c in self.cards]
             columns[ev.zone].rename(old, card.card)
+
+    def _read_again(self, col: PileTracker, landed: list[CardSeen]) -> bool:
+        """Spit: a column's one new card, the look-alike of the card it showed (:func:`_look_alike`) at that card's
+        place, where that card was seen landing nowhere since, is the same card read again (nothing lands on a
+        face-up column card, ST-3). Which of the two reads was right is not told by reading it again: looks of one
+        still card flip between look-alikes (rendered Spit 2p s7 2.2 s: JS on a column read JS, JC, JS, JC); the
+        read is kept aside (True) until the card lands on a centre pile (:meth:`_settle_read_again`). Rendered Spit
+        2p s12 1.77 s: B's 4C on column 3, read 4S as it was turned up; read 4C at 4.0 s, logged as a new card there
+        (an ST-3 anomaly); played on the left pile, read 4C, and refused: no column showed 4C."""
+        card = landed[-1]
+        old = col.top_before(card.card)
+        if len(landed) != 1 or old is None or not _look_alike(old, card.card):
+            return False
+        line = next((c for c in reversed(self.cards) if c.card == old and c.zone == col.zone.name), None)
+        if line is None or _iou(line.box, card.box) < SAME_CARD_IOU:
+            return False
+        if any(c.card in (old, card.card) and c.zone != col.zone.name and c.t >= line.t for c in self.cards):
+            return False  # (the old card went elsewhere since, or this one is elsewhere: one deck)
+        self._read_again_as[card.card] = (old, card)
+        return True
+
+    def _settle_read_again(self, card: CardSeen, t_card: float) -> None:
+        """Spit: ``card`` lands on a centre pile (at ``t_card``). Where it was a column's card read again as it
+        (:meth:`_read_again`), the column's card was it: its line there, still held back, is renamed; else a
+        ``card`` line with ``misread`` (an extension of EVENTS.md) corrects it, just before this one. Where it was
+        the card the column was logged as, the read again was wrong and is dropped."""
+        for code, (old, _) in list(self._read_again_as.items()):
+            if old == card.card:
+                del self._read_again_as[code]
+        if card.card not in self._read_again_as:
+            return
+        old, again = self._read_again_as.pop(card.card)
+        held = [k for k, (_, _, ev, _) in enumerate(self._pending)
+                if ev.type == "card" and ev.zone == again.zone and ev.card == old]
+        if held:
+            t, seq, ev, seen = self._pending[held[-1]]
+            ev.card = card.card
+            ev.evidence = {**(ev.evidence or {}), "read_as": old, "seen_again": card.zone}
+            renamed = dataclasses.replace(seen, card=card.card)
+            self._pending[held[-1]] = (t, seq, ev, renamed)
+            self.cards = [renamed if c is seen else c for c in self.cards]
+            return
+        t = max(self._released_t, t_card - CORRECTED_BEFORE_S)
+        ev = Event(t=round(t, 4), type="card", zone=again.zone, card=card.card, conf=round(again.conf, 3),
+                   evidence={"frame": again.frame, "box": [round(v, 1) for v in again.box], "seen_again": card.zone},
+                   misread=old)
+        self.cards = [dataclasses.replace(c, card=card.card) if c.zone == again.zone and c.card == old else c
+                      for c in self.cards]
+        heapq.heappush(self._pending, (t, next(self._seq), ev, again))
 
     def _turned_up_unseen(self, landed: list[CardSeen]) -> None:
         """Spit: a card played on a centre pile that a column read shortly before and never confirmed was that

@@ -148,7 +148,7 @@ class SpeedReferee(Referee):
         p = ev.player
         z = ev.zone
         if (self.outcome is not None or typ not in self.EVENT_TYPES or (p is not None and p not in self.held)
-                or (z is not None and z not in self.ZONE_KINDS)):
+                or (z is not None and z not in self.ZONE_KINDS) or ev.misread is not None):
             return Referee.push(self, ev)
         t = ev.t
         out: list[Output]

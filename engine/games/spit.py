@@ -45,6 +45,10 @@ Decisions where the spec is silent:
 7. One centre pile (ST-6): the first to clear takes none of it, the other takes it. Both stuck with no spit
    cards: the player with more cards left in the layout takes it (the one further from clearing; equal: the
    player who started it). Whoever has no cards at all after the piles are taken wins (ST-6).
+8. A ``card`` line on a column with ``misread`` (an extension of EVENTS.md) says the column's face-up top, logged as
+   that card, is this one (a look-alike read wrong, read again): the top is renamed; no play, no verdict. Nothing
+   lands on a face-up column card (ST-3), so only a column's top is ever corrected so, and only to a card not yet
+   on the table (one deck).
 """
 
 from __future__ import annotations
@@ -95,6 +99,7 @@ class SpitReferee(Referee):
     }
     EVENT_TYPES: ClassVar[frozenset[str]] = frozenset({"card", "slap", "stuck", "remove"})
     ZONE_KINDS: ClassVar[frozenset[str]] = frozenset({"left", "right", "col"})
+    MISREAD_ZONES: ClassVar[frozenset[str]] = frozenset({"col"})
 
     col_owner: dict[str, str] = field(default_factory=dict)  # column zone -> player (fixed)
     cols_of: dict[str, tuple[str, ...]] = field(default_factory=dict)  # player -> its five zones (fixed)
@@ -241,6 +246,8 @@ class SpitReferee(Referee):
         if self.phase != "play":
             raise Impossible("the round is over: the piles are being chosen", "ST-5")
         u = self.up[zone]
+        if ev.misread is not None:
+            return self._misread(zone, card, ev.misread)
         if u:
             raise Impossible(f"{zone} already shows {u[-1]}: a column takes a card only when empty", rule)
         tops = self.tops
@@ -268,6 +275,21 @@ class SpitReferee(Referee):
         if owner in self.stuck:
             self.stuck.remove(owner)
         self.quiet = False
+        return []
+
+    def _misread(self, zone: str, card: str, was: str) -> list[Output]:
+        """Decision 8: ``zone``'s face-up top, logged as ``was``, is ``card``."""
+        u = self.up[zone]
+        if not u or u[-1] != was:
+            shows = f"shows {u[-1]}" if u else "shows no face-up card"
+            raise Impossible(f"{zone} {shows}, not {was}: there is no such top to correct", "ST-3")
+        if card in self.seen or card in self.loose:
+            raise Impossible(f"{card} is already on the table (one deck): {zone}'s {was} cannot be it", "ST-1")
+        u[-1] = card
+        del self.tops[was]
+        self.tops[card] = zone
+        self.seen.discard(was)
+        self.seen.add(card)
         return []
 
     def _play(self, ev: Event, card: str) -> list[Output]:
