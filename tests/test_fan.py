@@ -8,6 +8,7 @@ players lay them). The fit must count the batch, not the pile under it, on a dar
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -438,3 +439,26 @@ def test_a_back_printed_to_its_edges_is_told_from_one_with_a_margin(seed: int, t
 
     back = FaceSet("builtin").deck(np.random.default_rng([seed, 5])).image("back", 352)
     assert printed_to_edge(back) is to_edge
+
+
+def test_a_lower_cards_strip_on_a_bare_table_is_counted_as_sharp_as_the_top_cards_edge(tmp_path: Path) -> None:
+    """CH-2, from a rendered Cheat game (2 players, seed 7, 5.79 s): B lays two backs on the bare cloth (the pile was
+    just taken), the lower one's strip 0.11 of it, its outline 0.96 as sharp as the top's and 0.64 of it new. On a
+    pile that strip could be an old card's edge peeking out (the renderer squares the pile under a batch: as sharp,
+    as new), so a sliver must be sharper than the top card there; on a bare table every card is the batch's."""
+    import av
+
+    from calibration.layout import Layout
+    from models.gamevideo import render_game
+    from vision.tracking import zone_crop
+
+    r = render_game(tmp_path / "g.mp4", "cheat", 2, seed=7, seconds=6.2, audio=False)
+    lay = Layout.load(r.layout)
+    zone = lay.zones["center"]
+    x0, y0, x1, y1 = zone_crop(zone, lay.frame_size, min_side=320)
+    with av.open(str(r.video)) as c:
+        looks = {k: cv2.cvtColor(f.to_ndarray(format="bgr24")[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+                 for k, f in enumerate(c.decode(video=0)) if k in (160, 184)}
+    view = FlatView.around(zone.polygon, lay.homography, (x0, y0))
+    assert len(fit_batch(looks[184], view, looks[160], bare=True)) == 2
+    assert len(fit_batch(looks[184], view, looks[160])) == 1  # (on a pile: one)

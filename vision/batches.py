@@ -167,7 +167,8 @@ class BatchWatcher(PileTracker):
         if self._view is None:
             self._view = FlatView.around(self.zone.polygon, self.image_to_mm, (self.crop[0], self.crop[1]))
         self._batch_looks = (self._frames[-1][2], self._settled)
-        self._batch_poses = fit_batch(self._frames[-1][2], self._view, self._settled, self._seams())
+        bare = self._settled is not None and not self.known_backs and not self.known_faces  # (the pile was taken)
+        self._batch_poses = fit_batch(self._frames[-1][2], self._view, self._settled, self._seams(), bare)
         return len(self._batch_poses)  # (the top one changed)
 
     def _seams(self) -> bool:

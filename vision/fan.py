@@ -64,6 +64,13 @@ SLIVER_EDGE_RATIO = 1.05
 #: ... and at least this much of its outline changed: the batch's lower cards were laid just now, the pile's old
 #: cards lie as they lay (their slivers' rims 0.0-0.1 on the rendered games; the batch's 0.2-0.9)
 SLIVER_RIM_CHANGED = 0.15
+#: ... or, on a bare table (no old card can peek out: every card is the batch's), where this much of its outline
+#: changed, with an outline only SLIVER_BARE_EDGE_RATIO as sharp: rendered Cheat 2p s7 5.79 s, a batch of two laid
+#: on the bare cloth, the lower card's strip 0.11 of it, its outline 0.96 as sharp as the top's, 0.64 of it new:
+#: counted one. (Not on a pile: the renderer squares the old cards under a batch, and a squared card's edge peeking out
+#: is as sharp and as new: rendered Cheat 3p s12 14.3 s, one card laid across the pile, counted two so)
+SLIVER_BARE_RIM_CHANGED = 0.5
+SLIVER_BARE_EDGE_RATIO = 0.9
 #: a card failing the rules above is still counted where the card fitted under it shows a strip (MIN_SHOWN) laid just
 #: now (SLIVER_RIM_CHANGED) with an outline at least this sharp relative to the top card's: the middle card of a fan
 #: of three lies between two sharp outlines, its own 0.76-0.77 of the top's (rendered Cheat 2p s6, seeds nothing was
@@ -313,11 +320,12 @@ def seam_edges(now: np.ndarray, view: FlatView, before: np.ndarray | None) -> np
 
 
 def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
-              top_angles: np.ndarray | None = None, seams: np.ndarray | None = None) -> list[CardPose]:
+              top_angles: np.ndarray | None = None, seams: np.ndarray | None = None, bare: bool = False
+              ) -> list[CardPose]:
     """The cards lying in ``now`` (a grey crop of a settled pile, no hand over it), top first. ``before``: the crop
     at the settled look before, to say what changed. ``top_angles``: the angles (degrees) the top card is tried
     at, all where None. ``seams``: for backs printed to their edges, where their pattern breaks, an edge too
-    (:func:`seam_edges`)."""
+    (:func:`seam_edges`). ``bare``: ``before`` showed no card (every card is the batch's)."""
     flat, gx, gy = _gradients(now, view)
     grad = np.hypot(gx, gy)
     changed = np.ones_like(flat)
@@ -363,8 +371,9 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
         rim_new = _at(changed_here, long_k + short_k, x, y) / max(outline_at, 1.0)
         centre = (float(view.mm0[0] + x / PX_PER_MM), float(view.mm0[1] + y / PX_PER_MM))
         pose = CardPose(centre, angle, shown, new, edge, rim_new)
-        weak = bool(cards) and (edge < MIN_EDGE_RATIO * top_edge or (shown < MIN_SHOWN and (
-            edge < SLIVER_EDGE_RATIO * top_edge or rim_new < SLIVER_RIM_CHANGED)))
+        sliver = (edge >= SLIVER_EDGE_RATIO * top_edge and rim_new >= SLIVER_RIM_CHANGED) or (
+            bare and edge >= SLIVER_BARE_EDGE_RATIO * top_edge and rim_new >= SLIVER_BARE_RIM_CHANGED)
+        weak = bool(cards) and (edge < MIN_EDGE_RATIO * top_edge or (shown < MIN_SHOWN and not sliver))
         if pending is not None:  # the card under a weak one: both are the batch's where this one is a sharp strip
             if weak or edge < BETWEEN_EDGE_RATIO * top_edge or shown < MIN_SHOWN or rim_new < SLIVER_RIM_CHANGED:
                 break
@@ -388,21 +397,21 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
 SIDEWAYS_TOP = 0.9
 
 
-def fit_batch(now: np.ndarray, view: FlatView, before: np.ndarray | None = None, seams: bool = False
-              ) -> list[CardPose]:
+def fit_batch(now: np.ndarray, view: FlatView, before: np.ndarray | None = None, seams: bool = False,
+              bare: bool = False) -> list[CardPose]:
     """The cards of the batch just laid (:func:`fit_cards`), or those fitted with the top card turned a quarter from
     the first fit's where that finds more of them, its top card's outline nearly as sharp and the next card showing
     a strip (:data:`MIN_SHOWN`): two cards laid sideways, the lower one's strip showing below the upper one, make an
     outer outline an upright card fits (rendered Cheat 3p s11 10.39 s: fitted upright, one card; sideways, 0.95 as
     sharp, a strip 0.28 of the lower card showing: two). On 9 rendered games (109 batches fitted) it changed two counts,
     both to the truth's; of the single cards, none turned fits showed a strip under them with a top this sharp.
-    ``seams``: the backs are printed to their edges (:func:`seam_edges`)."""
+    ``seams``: the backs are printed to their edges (:func:`seam_edges`); ``bare``: ``before`` showed no card."""
     edges = seam_edges(now, view, before) if seams else None  # (once for both fits)
-    cards = fit_cards(now, view, before, seams=edges)
+    cards = fit_cards(now, view, before, seams=edges, bare=bare)
     if not cards:
         return cards
     a = cards[0].angle
-    turned = fit_cards(now, view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP), edges)
+    turned = fit_cards(now, view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP), edges, bare)
     if len(turned) > len(cards) and turned[0].edge >= SIDEWAYS_TOP * cards[0].edge and turned[1].shown >= MIN_SHOWN:
         return turned
     return cards
