@@ -635,15 +635,21 @@ class TableWatcher:
                     and (columns[ev.zone].last_seen(ev.card) or -math.inf) <= card.t]
             if len(held) != 1:
                 continue
-            k = held[0]
-            t, seq, ev, seen = self._pending[k]
-            old = ev.card
-            ev.card = card.card
-            ev.evidence = {**(ev.evidence or {}), "read_as": old, "seen_again": card.zone}
-            renamed = dataclasses.replace(seen, card=card.card)
-            self._pending[k] = (t, seq, ev, renamed)
-            self.cards = [renamed if c is seen else c for c in self.cards]
-            columns[ev.zone].rename(old, card.card)
+            zone = self._pending[held[0]][2].zone
+            old = self._rename_held(held[0], card.card, card.zone)
+            columns[zone].rename(old, card.card)
+
+    def _rename_held(self, k: int, code: str, seen_again: str) -> str:
+        """The held-back ``card`` line ``self._pending[k]`` (and its card) renamed ``code``, as a surer read of it
+        where it landed (``seen_again``) says; returns the code it had."""
+        t, seq, ev, seen = self._pending[k]
+        old = str(ev.card)
+        ev.card = code
+        ev.evidence = {**(ev.evidence or {}), "read_as": old, "seen_again": seen_again}
+        renamed = dataclasses.replace(seen, card=code)
+        self._pending[k] = (t, seq, ev, renamed)
+        self.cards = [renamed if c is seen else c for c in self.cards]
+        return old
 
     def _read_again(self, col: PileTracker, landed: list[CardSeen]) -> bool:
         """Spit: a column's one new card, the look-alike of the card it showed (:func:`_look_alike`) at that card's
@@ -679,12 +685,7 @@ class TableWatcher:
         held = [k for k, (_, _, ev, _) in enumerate(self._pending)
                 if ev.type == "card" and ev.zone == again.zone and ev.card == old]
         if held:
-            t, seq, ev, seen = self._pending[held[-1]]
-            ev.card = card.card
-            ev.evidence = {**(ev.evidence or {}), "read_as": old, "seen_again": card.zone}
-            renamed = dataclasses.replace(seen, card=card.card)
-            self._pending[held[-1]] = (t, seq, ev, renamed)
-            self.cards = [renamed if c is seen else c for c in self.cards]
+            self._rename_held(held[-1], card.card, card.zone)
             return
         t = max(self._released_t, t_card - CORRECTED_BEFORE_S)
         ev = Event(t=round(t, 4), type="card", zone=again.zone, card=card.card, conf=round(again.conf, 3),
