@@ -1260,3 +1260,29 @@ def test_a_spit_column_card_read_again_as_its_look_alike_is_corrected_when_it_la
 
     w, _ = column_read_again("9S")  # not a look-alike: a new card (the 4S went unseen)
     assert "9S" not in w._read_again_as and ("col:B:3", "9S") in {(c.zone, c.card) for c in w.cards}
+
+
+def test_a_spit_card_due_on_a_centre_pile_is_no_column_top_and_a_play_is_one() -> None:
+    """ST-2 and ST-4: the piles' first cards, and the cards flipped after both players said "stuck", come from the
+    spit stacks, not the columns, whose tops still lie there (one deck): of look-alikes, such a card is not read as
+    a column's top (rendered Spit 2p s7 2.44 s: A's spit card JC read JS, column 3's top, as the column tops were
+    expected on the centre piles; the referee then held JS on the pile and on the column). Once a card lands, the
+    next is a play: a column's top is expected there again, till both say "stuck"."""
+    from models.deckmatch import deck_read
+
+    w = TableWatcher(make_script("spit", 2, 7, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+    col = next(tr for tr in w.trackers if tr.zone.name == "col:A:3")
+    col.top = "JS"
+    left = next(tr for tr in w.trackers if tr.zone.name == "left")
+    on_left = _middle_box(left.zone)
+    assert w._column_tops_over_centre(on_left) == set() and w._column_tops_under_spit_card(on_left) == {"JS"}
+    match = np.full(len(FACES), -1.0)
+    match[FACES.index("JS")], match[FACES.index("JC")] = 0.899, 0.898  # (the deck's JS and JC alike)
+    assert FACES[deck_read(match, elsewhere=[FACES.index("JS")])[0]] == "JC"
+    w._landed(left, [CardSeen(2.44, "left", "JC", 0.9, 73, on_left, 2.5)])
+    assert w._column_tops_over_centre(on_left) == {"JS"} and w._column_tops_under_spit_card(on_left) == set()
+    assert FACES[deck_read(match, expected=[FACES.index("JS")])[0]] == "JS"
+    w.heard(Event(t=6.0, type="stuck", player="A"))
+    assert w._column_tops_under_spit_card(on_left) == set()  # (one stuck: the other may still play)
+    w.heard(Event(t=6.1, type="stuck", player="B"))
+    assert w._column_tops_under_spit_card(on_left) == {"JS"} and w._column_tops_over_centre(on_left) == set()

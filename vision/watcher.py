@@ -279,8 +279,13 @@ class TableWatcher:
         expect = {"spit": self._column_tops_over_centre, "paijie": self._suit_of_row}.get(self.game)
         if expect is not None and hasattr(self.detector, "expect"):  # a reader that weighs what the table shows
             self.detector.expect = expect
+        #: Spit: the centre piles a spit card is due on (the opening, both players stuck), till a card lands there
+        self._spit_due: set[str] = set(CENTRE_PILES) if self.game == "spit" else set()
+        self._stuck_said: set[str] = set()  # Spit: who said "stuck" since a card last landed on a centre pile
         if self.game in CARDS_STAY_ON_THEIR_PILE and hasattr(self.detector, "elsewhere"):
             self.detector.elsewhere = self._on_other_piles
+        if self.game == "spit" and hasattr(self.detector, "elsewhere"):
+            self.detector.elsewhere = self._column_tops_under_spit_card
         if hasattr(self.detector, "watched"):
             self.detector.watched = self._watched_place
         if self.game in BACKS_OVER_FACES and hasattr(self.detector, "backs_over_faces"):
@@ -367,6 +372,9 @@ class TableWatcher:
         if self.game == "spit" and tr.zone.name in CENTRE_PILES:
             self._column_top_misread(landed)
             self._turned_up_unseen(landed)
+            if landed:
+                self._spit_due.discard(tr.zone.name)
+                self._stuck_said.clear()
         if self.game == "spit" and tr.zone.name.startswith("col:") and landed and self._read_again(tr, landed):
             return
         if self.game == "spit" and tr.zone.name.startswith("col:") and landed:
@@ -432,12 +440,26 @@ class TableWatcher:
 
     def _column_tops_over_centre(self, box: tuple[float, float, float, float]) -> set[str]:
         """Spit: a card on a centre pile was played from a column's top (ST-2; a spit card too, but seldom a
-        look-alike of a column's top): the column tops, for a box whose middle lies on a centre pile. (A column
-        keeps its last top until the next is turned up: one already on a centre pile was played.)"""
-        if self._zone_under(box, CENTRE_PILES) is None:
+        look-alike of a column's top): the column tops, for a box whose middle lies on a centre pile; none where a
+        spit card is due (:meth:`_column_tops_under_spit_card`). (A column keeps its last top until the next is
+        turned up: one already on a centre pile was played.)"""
+        pile = self._zone_under(box, CENTRE_PILES)
+        if pile is None or pile in self._spit_due:
             return set()
+        return self._column_tops()
+
+    def _column_tops(self) -> set[str]:
+        """Spit: the cards the columns show on top (not those already seen on a centre pile: played)."""
         played = {c for tr in self.trackers if tr.zone.name in CENTRE_PILES for c in tr.stack}
         return {tr.top for tr in self.trackers if tr.zone.name.startswith("col:") and tr.top is not None} - played
+
+    def _column_tops_under_spit_card(self, box: tuple[float, float, float, float]) -> set[str]:
+        """Spit: where a spit card is due (the piles' first cards; both players stuck), what lands on a centre pile
+        comes from a spit stack, not a column: the columns' tops are on the table still, and of look-alikes the
+        read is the other (rendered Spit 2p s7 2.44 s: A's spit card JC read JS, column 3's top, as the column tops
+        were expected there)."""
+        pile = self._zone_under(box, CENTRE_PILES)
+        return self._column_tops() if pile is not None and pile in self._spit_due else set()
 
     def _suit_of_row(self, box: tuple[float, float, float, float]) -> set[str]:
         """Pai Jie: a suit row holds cards of its suit (PJ-3): those, for a box whose middle lies on a row (of
@@ -957,11 +979,16 @@ class TableWatcher:
 
     def heard(self, ev: Event) -> None:
         """A call said at the table as it is said (a ``said`` line): Cheat's claim names the rank the batch just laid
-        should be, and of look-alike strips in a reveal, one of that rank is the read (``BatchWatcher.claimed``)."""
+        should be, and of look-alike strips in a reveal, one of that rank is the read (``BatchWatcher.claimed``);
+        Spit's "stuck" from both players makes a spit card due on each centre pile."""
         if ev.type == "claim" and ev.rank:
             for tr in self.trackers:
                 if isinstance(tr, BatchWatcher):
                     tr.claimed = ev.rank
+        if self.game == "spit" and ev.type == "stuck" and ev.player:
+            self._stuck_said.add(ev.player)
+            if self._stuck_said >= set(self.layout.players):  # both stuck: each flips a spit card (ST-4)
+                self._spit_due = set(CENTRE_PILES)
 
     def finish(self) -> list[Event]:
         """Everything still held, in time order (the end of the video or of the game)."""
