@@ -791,6 +791,8 @@ def test_a_spit_reader_expects_the_column_tops_on_the_centre_piles_only() -> Non
     w = TableWatcher(sc.layout, "spit", Expecting(), 30.0)
     cols = [tr for tr in w.trackers if tr.zone.name.startswith("col:")]
     cols[0].top, cols[3].top = "QD", "7C"
+    assert w.detector.expect(_middle_box(sc.layout.zones["left"])) == set()  # (the piles' first cards: spit cards)
+    w._spit_due.clear()  # (the piles started: what lands now is played from the columns)
     assert w.detector.expect(_middle_box(sc.layout.zones["left"])) == {"QD", "7C"}
     assert w.detector.expect(_middle_box(sc.layout.zones["right"])) == {"QD", "7C"}
     assert w.detector.expect(_middle_box(cols[1].zone)) == set()
