@@ -285,13 +285,19 @@ def test_st_3_a_correction_that_names_no_such_top_is_an_anomaly(fix: dict[str, A
     assert why in assert_impossible(ref, line, "ST-3" if "not" in why else "ST-1")["reason"]
 
 
-@pytest.mark.parametrize("zone", ["left", "right"])
-def test_a_misread_correction_on_a_centre_pile_or_in_another_game_is_an_anomaly(zone: str) -> None:
-    """Decision 8: only a column's top is corrected; a centre pile's top, or any zone in a game that corrects none
-    (Speed), makes an anomaly, never a play."""
-    ref = opened()
-    out = feed(ref, {**card(2.0, zone, "7S", ANN), "misread": "7C" if zone == "left" else "QC"})
-    assert [o["type"] for o in out] == ["anomaly"] and "only the top of a col:... zone" in out[0]["reason"]
+def test_a_centre_card_ruled_and_read_wrong_is_corrected_when_it_shows_up_on_a_column() -> None:
+    """Decision 8 on a centre pile: a card laid and ruled there (a spit card, a legal play) may be named by a
+    ``misread`` line (the camera took 7C for 7S, and the 7S is turned up on a column later): the pile's top is
+    renamed, what was ruled stands, and the 7S may come up on a column (ST-3). Not a card still in its tie window,
+    nor one on the table elsewhere (one deck); Speed corrects nothing."""
+    ref = opened()  # (Ann's spit card 7C started the left pile)
+    assert feed(ref, {**card(2.0, "left", "7S", ANN), "misread": "7C"}) == []
+    assert ref.top["left"] == "7S" and "7C" not in ref.seen and "7S" in ref.seen
+    feed(ref, card(2.5, "left", "6S", ANN))  # (a play on it: flying till its tie window has passed)
+    assert "no card laid and ruled" in assert_impossible(ref, {**card(2.51, "left", "6C", ANN), "misread": "6S"},
+                                                         "ST-2")["reason"]
+    assert "already on the table" in assert_impossible(ref, {**card(3.0, "left", "8S", ANN), "misread": "6S"},
+                                                       "ST-1")["reason"]  # (8S: a column's top)
     out = run({"game": "speed", "players": [ANN, BOB]}, {**card(1.0, "left", "7S", ANN), "misread": "7C"})
     assert [o["type"] for o in out] == ["anomaly"] and "no meaning in speed" in out[0]["reason"]
 

@@ -1288,3 +1288,44 @@ def test_a_spit_card_due_on_a_centre_pile_is_no_column_top_and_a_play_is_one() -
     assert w._column_tops_under_spit_card(on_left) == set()  # (one stuck: the other may still play)
     w.heard(Event(t=6.1, type="stuck", player="B"))
     assert w._column_tops_under_spit_card(on_left) == {"JS"} and w._column_tops_over_centre(on_left) == set()
+
+
+def test_a_card_turned_up_on_a_spit_column_that_a_pile_was_logged_with_corrects_the_piles_card() -> None:
+    """ST-3 (a turned-up card is new: one deck) with SP-8 (only an illegal card goes back on its column): rendered
+    held-out Spit 2p s6, the left pile's 7C read 7S at 8.17 s and ruled; B's 7S turned up on column 4 at 14.05 s was
+    taken for the 7S moved off the pile (a refused ``remove``, "7S is already on the table"), and the referee, still
+    holding a face-down card there, told B "Not stuck: turn up the card in column 4" when both were stuck. The
+    pile's card was 7S's look-alike: a ``card`` line with ``misread`` says so, before the column's line. An illegal
+    card, or one whose line is hardly out (not ruled yet), is taken back as before (a ``remove``)."""
+    from engine.games import new_referee
+
+    def turn_up_7s(illegal: bool = False, since: float = 5.0) -> list[Event]:
+        w = TableWatcher(make_script("spit", 2, 6, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+        left = next(tr for tr in w.trackers if tr.zone.name == "left")
+        col = next(tr for tr in w.trackers if tr.zone.name == "col:B:4")
+        left.stack, left.top, left._seen_at = ["8D", "7S"], "7S", {"8D": 2.9, "7S": 8.17}
+        w.cards.append(CardSeen(8.17, "left", "7S", 0.9, 245, _middle_box(left.zone), 8.3))
+        w._released_t = 8.17 + since
+        if illegal:
+            w.ruled({"t": 8.19, "type": "verdict", "kind": "illegal_play", "zone": "left", "card": "7S"})
+        w._landed(col, [CardSeen(14.05, "col:B:4", "7S", 0.9, 431, _middle_box(col.zone), 14.1)])
+        return [e for _, _, e, _ in sorted(w._pending)]
+
+    lines = turn_up_7s()
+    assert [(e.type, e.zone, e.card, e.misread) for e in lines] == [
+        ("card", "left", "7C", "7S"), ("card", "col:B:4", "7S", None)]
+    ref = new_referee(GameHeader("spit", ("A", "B")))  # (A's 7C, column 2's top, logged 7S all along)
+    deal = [Event(t=1.0 + k / 10, type="card", zone=f"col:{p}:{k + 1}", card=c, source="deal")
+            for p, cards in {"A": ["4H", "7S", "KD", "9C", "2H"], "B": ["QS", "JD", "5C", "AS", "10H"]}.items()
+            for k, c in enumerate(cards)]
+    spat = [Event(t=2.9, type="card", zone="left", card="8D", player="A", source="spit"),
+            Event(t=2.92, type="card", zone="right", card="2C", player="B", source="spit")]
+    plays = [Event(t=8.17, type="card", zone="left", card="7S", player="A"),
+             Event(t=9.0, type="card", zone="right", card="AS", player="B")]  # (column 4 shows a face-down card)
+    ruled = [o for ev in [*deal, *spat, *plays] for o in ref.push(ev)] + ref.advance(10.0)
+    assert [o.to_dict()["kind"] for o in ruled] == ["legal_play"] * 2
+    assert [o.to_dict()["type"] for ev in lines for o in ref.push(ev)] == []  # (B's 7S: a turn-up)
+    assert ref.up["col:B:4"] == ["7S"] and ref.top["left"] == "7C"
+    assert [(e.type, e.zone, e.card) for e in turn_up_7s(illegal=True)] == [
+        ("remove", "left", "7S"), ("card", "col:B:4", "7S")]
+    assert [e.type for e in turn_up_7s(since=0.2)] == ["remove", "card"]

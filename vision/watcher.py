@@ -121,6 +121,9 @@ TURN_UP_READ_S = 1.0
 SAME_CARD_IOU = 0.6
 #: ... and the line that corrects a column's card read wrong comes this long before the card's play (s)
 CORRECTED_BEFORE_S = 0.001
+#: Spit: a centre pile's card whose line has been out this long (s) was ruled by the referee (an illegal card is
+#: ruled once its tie window, 20 ms, has passed: the next line after it closes it)
+RULED_S = 0.5
 #: a hand reaches over a pile to take a card back in about this long (s) before the card is missed
 TAKE_BACK_S = 0.35
 #: a card taken from a Pai Jie row went into the hand of the arm over its place this long either side of the first
@@ -282,6 +285,7 @@ class TableWatcher:
         #: Spit: the centre piles a spit card is due on (the opening, both players stuck), till a card lands there
         self._spit_due: set[str] = set(CENTRE_PILES) if self.game == "spit" else set()
         self._stuck_said: set[str] = set()  # Spit: who said "stuck" since a card last landed on a centre pile
+        self._illegal: set[tuple[str, str]] = set()  # (zone, card) of the cards the referee ruled illegal
         if self.game in CARDS_STAY_ON_THEIR_PILE and hasattr(self.detector, "elsewhere"):
             self.detector.elsewhere = self._on_other_piles
         if self.game == "spit" and hasattr(self.detector, "elsewhere"):
@@ -430,6 +434,8 @@ class TableWatcher:
             for other in self.trackers:
                 if other is tr or not isinstance(other, PileTracker) or not other.removals:
                     continue
+                if self._ruled_there(other, card, tr):
+                    continue
                 last = other.moved_away(card.card)
                 if last is None:
                     continue
@@ -437,6 +443,31 @@ class TableWatcher:
                 # once, SP-8), and before it landed here
                 t_gone = min(card.t - 0.01, max(last + 1.0 / self.fps, self._released_t))
                 self._removed(RemoveSeen(t_gone, other.zone.name, card.card, card.frame), seen_again=card.zone)
+
+    def _ruled_there(self, pile: PileTracker, card: CardSeen, col: PileTracker) -> bool:
+        """Spit: ``card``, turned up on the column ``col``, was logged on the centre ``pile`` and ruled there, a legal
+        play or a spit card (no illegal card waits to be taken back: only such a card goes back on a column, SP-8),
+        its line out a while: the pile's card was its look-alike, read wrong. A ``card`` line with ``misread`` there
+        (an extension of EVENTS.md) says so, before the column's (True). Rendered held-out Spit 2p s6: the left
+        pile's 7C, read 7S at 8.17 s; B's 7S turned up on column 4 at 14.05 s was taken for the 7S moved off the
+        pile (a refused ``remove``, then "7S is already on the table"), and the referee, holding a face-down card
+        there still, told B "Not stuck: turn up the card in column 4" when both were stuck."""
+        if self.game != "spit" or not col.zone.name.startswith("col:") or pile.zone.name not in CENTRE_PILES \
+                or card.card not in pile.stack or (pile.zone.name, card.card) in self._illegal:
+            return False
+        line = next((c for c in reversed(self.cards) if c.card == card.card and c.zone == pile.zone.name), None)
+        if line is None or line.t > self._released_t - RULED_S:
+            return False
+        alike = next((c for c in STANDARD_DECK if _look_alike(c, card.card)), None)
+        if alike is None or alike in pile.stack:
+            return False
+        pile.rename(card.card, alike)
+        self.cards = [dataclasses.replace(c, card=alike) if c is line else c for c in self.cards]
+        t = max(self._released_t, card.t - CORRECTED_BEFORE_S)
+        ev = Event(t=round(t, 4), type="card", zone=pile.zone.name, card=alike, evidence={
+            "frame": card.frame, "seen_again": col.zone.name}, misread=card.card)
+        heapq.heappush(self._pending, (t, next(self._seq), ev, line))
+        return True
 
     def _column_tops_over_centre(self, box: tuple[float, float, float, float]) -> set[str]:
         """Spit: a card on a centre pile was played from a column's top (ST-2; a spit card too, but seldom a
@@ -965,6 +996,8 @@ class TableWatcher:
         (rendered Snap 3p s11 1.39 s: A's slap on B's pile, looked for on the pot too, was taken for one there). A
         slap on the pot within the audit's hold (``hold_s``) of its making is missed: the verdict comes that late."""
         self.piles_taken(piles_moved(line, self.game), float(line.get("t", 0.0)))
+        if line.get("type") == "verdict" and line.get("kind") == "illegal_play":
+            self._illegal.add((str(line.get("zone")), str(line.get("card"))))
         if line.get("type") == "verdict" and "pot" in self.slapper.slap_zones:
             if line.get("kind") == "snap_pot":
                 self.slapper.closed.discard("pot")

@@ -48,7 +48,10 @@ Decisions where the spec is silent:
 8. A ``card`` line on a column with ``misread`` (an extension of EVENTS.md) says the column's face-up top, logged as
    that card, is this one (a look-alike read wrong, read again): the top is renamed; no play, no verdict. Nothing
    lands on a face-up column card (ST-3), so only a column's top is ever corrected so, and only to a card not yet
-   on the table (one deck).
+   on the table (one deck). On a centre pile, such a line says a card laid there and ruled (a legal play or a spit
+   card, not one in its tie window, nor an illegal one to take back) was this one: the card the pile was logged
+   with is off the table again (it shows up later, turned up on a column), this one on it; the pile's top is
+   renamed if it is that card. What was ruled stands.
 """
 
 from __future__ import annotations
@@ -99,7 +102,7 @@ class SpitReferee(Referee):
     }
     EVENT_TYPES: ClassVar[frozenset[str]] = frozenset({"card", "slap", "stuck", "remove"})
     ZONE_KINDS: ClassVar[frozenset[str]] = frozenset({"left", "right", "col"})
-    MISREAD_ZONES: ClassVar[frozenset[str]] = frozenset({"col"})
+    MISREAD_ZONES: ClassVar[frozenset[str]] = frozenset({"col", "left", "right"})
 
     col_owner: dict[str, str] = field(default_factory=dict)  # column zone -> player (fixed)
     cols_of: dict[str, tuple[str, ...]] = field(default_factory=dict)  # player -> its five zones (fixed)
@@ -211,6 +214,8 @@ class SpitReferee(Referee):
                 return self._column_card(ev, card, owner)
             if ev.zone not in PILES:
                 raise Impossible(f"there is no column {ev.zone}: never more than five columns", "ST-3")
+            if ev.misread is not None:
+                return self._pile_misread(ev.zone, card, ev.misread)
             if ev.source is None and card in self.tops:
                 return self._play(ev, card)
             return self._closing_races(ev, SpitReferee._flip)
@@ -290,6 +295,20 @@ class SpitReferee(Referee):
         self.tops[card] = zone
         self.seen.discard(was)
         self.seen.add(card)
+        return []
+
+    def _pile_misread(self, zone: str, card: str, was: str) -> list[Output]:
+        """Decision 8: ``was``, laid on the centre pile ``zone`` and ruled, was ``card``."""
+        if was not in self.seen or was in self.tops or was in self.loose \
+                or any(e[4] == was for e in self.flying.get(zone, ())):
+            raise Impossible(f"{was} is no card laid and ruled on the centre piles: there is no such card to correct",
+                             "ST-2")
+        if card in self.seen or card in self.loose:
+            raise Impossible(f"{card} is already on the table (one deck): the {was} on {zone} cannot be it", "ST-1")
+        self.seen.discard(was)
+        self.seen.add(card)
+        if self.top[zone] == was:
+            self.top[zone] = card
         return []
 
     def _play(self, ev: Event, card: str) -> list[Output]:
