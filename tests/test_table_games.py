@@ -634,7 +634,8 @@ def test_a_spit_column_card_read_as_its_look_alike_is_renamed_by_a_surer_read_wh
     the deck's KS, KC and QC score alike) and played on the right pile at 11.1 s, read KC at 0.9 there: the referee
     refused it (no column showed KC) and kept a KS on the column. While the column's line is still held back, a
     surer read of its look-alike landing on a centre pile, which no column holds, names it: the line and the
-    column's card are renamed. Not when the column's read was as sure, nor when two columns hold look-alikes."""
+    column's card are renamed (Spit's plays are ruled on ranks, which look-alikes share: refused, the play is lost;
+    renamed, it is ruled). Not when the column's read was surer, nor when two columns hold look-alikes."""
     import heapq
 
     def watcher(*cols: tuple[str, str, float]) -> TableWatcher:
@@ -649,8 +650,8 @@ def test_a_spit_column_card_read_as_its_look_alike_is_renamed_by_a_surer_read_wh
             heapq.heappush(w._pending, (10.433, next(w._seq), ev, seen))
         return w
 
-    def play_kc(w: TableWatcher) -> list[tuple[str, str]]:
-        w._column_top_misread([CardSeen(11.113, "right", "KC", 0.9, 334, (658.0, 306.0, 760.0, 421.0), 11.2)])
+    def play_kc(w: TableWatcher, conf: float = 0.9) -> list[tuple[str, str]]:
+        w._column_top_misread([CardSeen(11.113, "right", "KC", conf, 334, (658.0, 306.0, 760.0, 421.0), 11.2)])
         return sorted((e.zone, e.card) for _, _, e, _ in w._pending)
 
     w = watcher(("col:B:3", "KS", 0.781), ("col:B:2", "JH", 0.9))
@@ -658,7 +659,8 @@ def test_a_spit_column_card_read_as_its_look_alike_is_renamed_by_a_surer_read_wh
     col = next(tr for tr in w.trackers if tr.zone.name == "col:B:3")
     assert col.stack == ["KC"] and "KC" in col.history and "KS" not in col.history
     assert ("col:B:3", "KC") in {(c.zone, c.card) for c in w.cards}
-    assert play_kc(watcher(("col:B:3", "KS", 0.9))) == [("col:B:3", "KS")]
+    assert play_kc(watcher(("col:B:3", "KS", 0.9))) == [("col:B:3", "KC")]  # (as sure: the play is ruled)
+    assert play_kc(watcher(("col:B:3", "KS", 0.9)), conf=0.8) == [("col:B:3", "KS")]
     assert play_kc(watcher(("col:B:3", "KS", 0.781), ("col:A:1", "KS", 0.7))) == [("col:A:1", "KS"), ("col:B:3", "KS")]
     # SP-10: a column that read its card at its place once the card had landed: the card never left it; what landed
     # was a spit card (rendered Spit 2p s5 3.19 s: 6S spat on the right pile while B4's 6C, read 6C at 0.76, lay still)
@@ -1329,3 +1331,40 @@ def test_a_card_turned_up_on_a_spit_column_that_a_pile_was_logged_with_corrects_
     assert [(e.type, e.zone, e.card) for e in turn_up_7s(illegal=True)] == [
         ("remove", "left", "7S"), ("card", "col:B:4", "7S")]
     assert [e.type for e in turn_up_7s(since=0.2)] == ["remove", "card"]
+
+
+def test_a_spit_column_card_read_as_its_look_alike_is_corrected_where_it_lands_after_its_line_is_out() -> None:
+    """ST-2/ST-3: as above (rendered Spit 2p s12: B's KC read KS at 0.9 on column 3 at 10.4 s, read KC at 0.9 on the
+    right pile at 11.1 s), but the column's line is out already (the live loop releases cards at once): a ``card``
+    line with ``misread`` renames the column's card just before the play, which the referee then rules (refused
+    before, and at 14.1 s "Not stuck, B: the king goes on the ace" where both were stuck). Not where the column
+    read its card at its place after the card landed (it never left), nor where the column's read was surer, nor
+    for a card logged on a column before (it came from there: held-out s5's AD, its column seen bare first)."""
+
+    def play_kc(conf: float = 0.9, seen_after: bool = False, from_column: bool = False, spat: bool = False
+                ) -> list[Event]:
+        w = TableWatcher(make_script("spit", 2, 12, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+        col = next(tr for tr in w.trackers if tr.zone.name == "col:B:3")
+        col.history.add("KS")
+        col.stack.append("KS")
+        col.top = "KS"
+        col._seen_at["KS"] = 10.433
+        if seen_after:
+            col._last_seen["KS"] = 11.2
+        w.cards.append(CardSeen(10.433, "col:B:3", "KS", 0.9, 313, _middle_box(col.zone), 10.5))
+        if from_column:  # (KC lay on A's column 5, seen bare before KC was confirmed on the pile)
+            w.cards.append(CardSeen(9.0, "col:A:5", "KC", 0.9, 270, (785.0, 501.0, 853.0, 587.0), 9.1))
+        w._released_t = 10.9
+        if not spat:
+            w._spit_due.clear()  # (the piles started long ago: a card landing is a play, no spit card)
+        right = next(tr for tr in w.trackers if tr.zone.name == "right")
+        w._landed(right, [CardSeen(11.113, "right", "KC", conf, 334, (658.0, 306.0, 760.0, 421.0), 11.2)])
+        return [e for _, _, e, _ in sorted(w._pending)]
+
+    lines = play_kc()
+    assert [(e.zone, e.card, e.misread) for e in lines] == [("col:B:3", "KC", "KS"), ("right", "KC", None)]
+    assert lines[0].t < lines[1].t
+    assert [(e.zone, e.card) for e in play_kc(conf=0.8)] == [("right", "KC")]
+    assert [(e.zone, e.card) for e in play_kc(seen_after=True)] == [("right", "KC")]
+    assert [(e.zone, e.card) for e in play_kc(from_column=True)] == [("right", "KC")]
+    assert [(e.zone, e.card) for e in play_kc(spat=True)] == [("right", "KC")]  # (a spit card: from no column)

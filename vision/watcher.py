@@ -373,6 +373,7 @@ class TableWatcher:
             self._raced |= {(c.zone, c.card) for c in together}
         if self.game in CARDS_MOVE_BETWEEN_PILES:
             self._moved(tr, landed)
+        spat = self.game == "spit" and tr.zone.name in self._spit_due  # (a spit card due: from no column)
         if self.game == "spit" and tr.zone.name in CENTRE_PILES:
             self._column_top_misread(landed)
             self._turned_up_unseen(landed)
@@ -400,6 +401,8 @@ class TableWatcher:
             t_card, t_err, source = timed[k]
             if self.game == "spit" and card.zone in CENTRE_PILES:
                 self._settle_read_again(card, t_card)
+                if not spat:
+                    self._column_top_read_wrong(card, t_card)
             player = racing[k] if len(racing) == len(landed) else None
             if self.arms is not None:
                 player = self.arms.who(card.box, t_card - 0.1, t_card + 0.04)
@@ -684,7 +687,7 @@ class TableWatcher:
             landed_elsewhere = {c.card for c in self.cards if c.zone not in columns}
             held = [k for k, (_, _, ev, _) in enumerate(self._pending)
                     if ev.type == "card" and ev.zone in columns and _look_alike(ev.card, card.card)
-                    and (ev.conf or 0.0) < card.conf and ev.card not in landed_elsewhere
+                    and (ev.conf or 0.0) <= round(card.conf, 3) and ev.card not in landed_elsewhere
                     and (columns[ev.zone].last_seen(ev.card) or -math.inf) <= card.t]
             if len(held) != 1:
                 continue
@@ -747,6 +750,42 @@ class TableWatcher:
         self.cards = [dataclasses.replace(c, card=card.card) if c.zone == again.zone and c.card == old else c
                       for c in self.cards]
         heapq.heappush(self._pending, (t, next(self._seq), ev, again))
+
+    def _column_top_read_wrong(self, card: CardSeen, t_card: float) -> None:
+        """Spit: ``card``, landing on a centre pile at ``t_card``, is on no column, and exactly one column shows its
+        look-alike, logged (its line out already) no more surely than this read, seen landing nowhere, and not read at
+        its place since the card landed: that column's card was this one (:meth:`_column_top_misread` for a line still
+        held back). A ``card`` line with ``misread`` (an extension of EVENTS.md) renames it, just before the play;
+        else the referee refuses the play (no column shows it) and keeps the look-alike on the column (rendered Spit
+        2p s12 10.4 s: B's KC turned up on column 3, read KS at 0.9; played on the right pile at 11.1 s, read KC at
+        0.9: refused, and at 14.1 s "Not stuck, B: the king goes on the ace" where both were stuck). Spit's plays
+        are ruled on ranks, which look-alikes share. Not a spit card due (the caller says: from no column)."""
+        columns = self._columns()
+        if any(card.card in col.stack for col in columns) or any(
+                c.card == card.card and c.zone.startswith("col:") for c in self.cards):
+            return  # (its column may have been seen bare before it was confirmed here: it came from there)
+        landed_elsewhere = {c.card for c in self.cards if not c.zone.startswith("col:") and c is not card}
+        held = {(ev.zone, ev.card) for _, _, ev, _ in self._pending if ev.type == "card"}
+        found = []
+        for col in columns:
+            top = col.top
+            if top is None or not _look_alike(top, card.card) or top in landed_elsewhere \
+                    or (col.zone.name, top) in held or (col.last_seen(top) or -math.inf) > card.t:
+                continue
+            line = next((c for c in reversed(self.cards) if c.card == top and c.zone == col.zone.name), None)
+            if line is not None and round(line.conf, 3) <= round(card.conf, 3) and not any(
+                    c.card == card.card and c is not card and c.t >= line.t for c in self.cards):
+                found.append((col, top, line))  # (and this card seen nowhere else since: one deck)
+        if len(found) != 1:
+            return
+        col, top, line = found[0]
+        col.rename(top, card.card)
+        self.cards = [dataclasses.replace(c, card=card.card) if c is line else c for c in self.cards]
+        t = max(self._released_t, t_card - CORRECTED_BEFORE_S)
+        ev = Event(t=round(t, 4), type="card", zone=col.zone.name, card=card.card, conf=round(line.conf, 3),
+                   evidence={"frame": line.frame, "box": [round(v, 1) for v in line.box], "seen_again": card.zone},
+                   misread=top)
+        heapq.heappush(self._pending, (t, next(self._seq), ev, line))
 
     def _turned_up_unseen(self, landed: list[CardSeen]) -> None:
         """Spit: a card played on a centre pile that a column read shortly before and never confirmed was that
