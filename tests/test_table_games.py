@@ -1279,17 +1279,17 @@ def test_a_spit_card_due_on_a_centre_pile_is_no_column_top_and_a_play_is_one() -
     col.top = "JS"
     left = next(tr for tr in w.trackers if tr.zone.name == "left")
     on_left = _middle_box(left.zone)
-    assert w._column_tops_over_centre(on_left) == set() and w._column_tops_under_spit_card(on_left) == {"JS"}
+    assert w._column_tops_over_centre(on_left) == set() and w._not_there_in_spit(on_left) == {"JS"}
     match = np.full(len(FACES), -1.0)
     match[FACES.index("JS")], match[FACES.index("JC")] = 0.899, 0.898  # (the deck's JS and JC alike)
     assert FACES[deck_read(match, elsewhere=[FACES.index("JS")])[0]] == "JC"
     w._landed(left, [CardSeen(2.44, "left", "JC", 0.9, 73, on_left, 2.5)])
-    assert w._column_tops_over_centre(on_left) == {"JS"} and w._column_tops_under_spit_card(on_left) == set()
+    assert w._column_tops_over_centre(on_left) == {"JS"} and w._not_there_in_spit(on_left) == set()
     assert FACES[deck_read(match, expected=[FACES.index("JS")])[0]] == "JS"
     w.heard(Event(t=6.0, type="stuck", player="A"))
-    assert w._column_tops_under_spit_card(on_left) == set()  # (one stuck: the other may still play)
+    assert w._not_there_in_spit(on_left) == set()  # (one stuck: the other may still play)
     w.heard(Event(t=6.1, type="stuck", player="B"))
-    assert w._column_tops_under_spit_card(on_left) == {"JS"} and w._column_tops_over_centre(on_left) == set()
+    assert w._not_there_in_spit(on_left) == {"JS"} and w._column_tops_over_centre(on_left) == set()
 
 
 def test_a_card_turned_up_on_a_spit_column_that_a_pile_was_logged_with_corrects_the_piles_card() -> None:
@@ -1368,3 +1368,23 @@ def test_a_spit_column_card_read_as_its_look_alike_is_corrected_where_it_lands_a
     assert [(e.zone, e.card) for e in play_kc(seen_after=True)] == [("right", "KC")]
     assert [(e.zone, e.card) for e in play_kc(from_column=True)] == [("right", "KC")]
     assert [(e.zone, e.card) for e in play_kc(spat=True)] == [("right", "KC")]  # (a spit card: from no column)
+
+
+def test_a_card_turned_up_on_a_spit_column_that_the_other_players_column_shows_is_its_look_alike() -> None:
+    """ST-3 (a column takes only its own player's cards) and one deck: B's JC turned up on column 5 read JS, which
+    A's column showed (rendered Spit 2p s11 14.3 s): the referee refused it and kept a face-down card there ("Not
+    stuck, B: turn up the card in column 5"), and B's play of it was taken for A's. It is logged as the look-alike,
+    and the column's tracker holds that; not where the look-alike is a column's top too."""
+
+    def turn_up(a_tops: tuple[str, ...]) -> tuple[list[tuple[str, str]], str | None]:
+        w = TableWatcher(make_script("spit", 2, 11, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+        for k, code in enumerate(a_tops, 1):
+            next(tr for tr in w.trackers if tr.zone.name == f"col:A:{k}").top = code
+        col = next(tr for tr in w.trackers if tr.zone.name == "col:B:5")
+        for i in range(3):
+            w._look(col, 430 + 2 * i, 14.33 + i / 15, dets(("JS", _middle_box(col.zone))))
+        return [(e.zone, e.card) for _, _, e, _ in sorted(w._pending)], col.top
+
+    assert turn_up(("JS",)) == ([("col:B:5", "JC")], "JC")
+    assert turn_up(("JS", "JC")) == ([("col:B:5", "JS")], "JS")  # (JC lies on A's column 2: no guess)
+    assert turn_up(("QS",)) == ([("col:B:5", "JS")], "JS")

@@ -289,7 +289,7 @@ class TableWatcher:
         if self.game in CARDS_STAY_ON_THEIR_PILE and hasattr(self.detector, "elsewhere"):
             self.detector.elsewhere = self._on_other_piles
         if self.game == "spit" and hasattr(self.detector, "elsewhere"):
-            self.detector.elsewhere = self._column_tops_under_spit_card
+            self.detector.elsewhere = self._not_there_in_spit
         if hasattr(self.detector, "watched"):
             self.detector.watched = self._watched_place
         if self.game in BACKS_OVER_FACES and hasattr(self.detector, "backs_over_faces"):
@@ -380,8 +380,10 @@ class TableWatcher:
             if landed:
                 self._spit_due.discard(tr.zone.name)
                 self._stuck_said.clear()
-        if self.game == "spit" and tr.zone.name.startswith("col:") and landed and self._read_again(tr, landed):
-            return
+        if self.game == "spit" and tr.zone.name.startswith("col:") and landed:
+            landed = self._own_cards(tr, landed)
+            if self._read_again(tr, landed):
+                return
         if self.game == "spit" and tr.zone.name.startswith("col:") and landed:
             old = tr.top_before(landed[-1].card)
             if old is not None:
@@ -475,7 +477,7 @@ class TableWatcher:
     def _column_tops_over_centre(self, box: tuple[float, float, float, float]) -> set[str]:
         """Spit: a card on a centre pile was played from a column's top (ST-2; a spit card too, but seldom a
         look-alike of a column's top): the column tops, for a box whose middle lies on a centre pile; none where a
-        spit card is due (:meth:`_column_tops_under_spit_card`). (A column keeps its last top until the next is
+        spit card is due (:meth:`_not_there_in_spit`). (A column keeps its last top until the next is
         turned up: one already on a centre pile was played.)"""
         pile = self._zone_under(box, CENTRE_PILES)
         if pile is None or pile in self._spit_due:
@@ -487,11 +489,11 @@ class TableWatcher:
         played = {c for tr in self.trackers if tr.zone.name in CENTRE_PILES for c in tr.stack}
         return {tr.top for tr in self.trackers if tr.zone.name.startswith("col:") and tr.top is not None} - played
 
-    def _column_tops_under_spit_card(self, box: tuple[float, float, float, float]) -> set[str]:
-        """Spit: where a spit card is due (the piles' first cards; both players stuck), what lands on a centre pile
-        comes from a spit stack, not a column: the columns' tops are on the table still, and of look-alikes the
-        read is the other (rendered Spit 2p s7 2.44 s: A's spit card JC read JS, column 3's top, as the column tops
-        were expected there)."""
+    def _not_there_in_spit(self, box: tuple[float, float, float, float]) -> set[str]:
+        """Spit: cards on the table that cannot be the one in ``box`` (one deck), of look-alikes the read is the other:
+        where a spit card is due on a centre pile (the piles' first cards; both players stuck), what lands there comes
+        from a spit stack, not a column: the columns' tops (rendered Spit 2p s7 2.44 s: A's spit card JC read JS,
+        column 3's top, as the column tops were expected there)."""
         pile = self._zone_under(box, CENTRE_PILES)
         return self._column_tops() if pile is not None and pile in self._spit_due else set()
 
@@ -706,6 +708,23 @@ class TableWatcher:
         self._pending[k] = (t, seq, ev, renamed)
         self.cards = [renamed if c is seen else c for c in self.cards]
         return old
+
+    def _own_cards(self, col: PileTracker, landed: list[CardSeen]) -> list[CardSeen]:
+        """Spit: a column takes only its own player's cards (ST-3), so a card confirmed there that the other player's
+        column shows on top is its look-alike (one deck), where that is on no column: the tracker's card and the
+        line's are renamed (rendered Spit 2p s11 14.3 s: B's JC turned up on column 5 read JS, A's column top; the
+        referee refused it, kept a face-down card there, and took B's play of it for A's)."""
+        owner = col.zone.name.split(":")[1]
+        theirs = {tr.top for tr in self._columns() if tr.top is not None and tr.zone.name.split(":")[1] != owner}
+        tops = {tr.top for tr in self._columns() if tr.top is not None}
+        out = []
+        for card in landed:
+            alike = next((c for c in STANDARD_DECK if _look_alike(c, card.card)), None)
+            if card.card in theirs and alike is not None and alike not in tops:
+                col.rename(card.card, alike)
+                card = dataclasses.replace(card, card=alike)
+            out.append(card)
+        return out
 
     def _read_again(self, col: PileTracker, landed: list[CardSeen]) -> bool:
         """Spit: a column's one new card, the look-alike of the card it showed (:func:`_look_alike`) at that card's
