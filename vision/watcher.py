@@ -468,10 +468,7 @@ class TableWatcher:
             return False
         pile.rename(card.card, alike)
         self.cards = [dataclasses.replace(c, card=alike) if c is line else c for c in self.cards]
-        t = max(self._released_t, card.t - CORRECTED_BEFORE_S)
-        ev = Event(t=round(t, 4), type="card", zone=pile.zone.name, card=alike, evidence={
-            "frame": card.frame, "seen_again": col.zone.name}, misread=card.card)
-        heapq.heappush(self._pending, (t, next(self._seq), ev, line))
+        self._correct(pile.zone.name, alike, card.card, card.t, card, col.zone.name, where=False)
         return True
 
     def _column_tops_over_centre(self, box: tuple[float, float, float, float]) -> set[str]:
@@ -697,6 +694,20 @@ class TableWatcher:
             old = self._rename_held(held[0], card.card, card.zone)
             columns[zone].rename(old, card.card)
 
+    def _correct(self, zone: str, code: str, was: str, before: float, seen: CardSeen, seen_again: str,
+                 where: bool = True) -> None:
+        """A ``card`` line with ``misread`` (an extension of EVENTS.md): ``zone``'s card logged as ``was`` is ``code``,
+        as the card ``seen_again`` there says; just before ``before`` (the line that says so), never before a line
+        already out. ``seen``: the look that read the card (on ``zone``: its box and confidence too, ``where``)."""
+        t = max(self._released_t, before - CORRECTED_BEFORE_S)
+        evidence: dict[str, Any] = {"frame": seen.frame}
+        if where:
+            evidence["box"] = [round(v, 1) for v in seen.box]
+        evidence["seen_again"] = seen_again
+        ev = Event(t=round(t, 4), type="card", zone=zone, card=code, conf=round(seen.conf, 3) if where else None,
+                   evidence=evidence, misread=was)
+        heapq.heappush(self._pending, (t, next(self._seq), ev, seen))
+
     def _rename_held(self, k: int, code: str, seen_again: str) -> str:
         """The held-back ``card`` line ``self._pending[k]`` (and its card) renamed ``code``, as a surer read of it
         where it landed (``seen_again``) says; returns the code it had."""
@@ -762,13 +773,9 @@ class TableWatcher:
         if held:
             self._rename_held(held[-1], card.card, card.zone)
             return
-        t = max(self._released_t, t_card - CORRECTED_BEFORE_S)
-        ev = Event(t=round(t, 4), type="card", zone=again.zone, card=card.card, conf=round(again.conf, 3),
-                   evidence={"frame": again.frame, "box": [round(v, 1) for v in again.box], "seen_again": card.zone},
-                   misread=old)
         self.cards = [dataclasses.replace(c, card=card.card) if c.zone == again.zone and c.card == old else c
                       for c in self.cards]
-        heapq.heappush(self._pending, (t, next(self._seq), ev, again))
+        self._correct(again.zone, card.card, old, t_card, again, card.zone)
 
     def _column_top_read_wrong(self, card: CardSeen, t_card: float) -> None:
         """Spit: ``card``, landing on a centre pile at ``t_card``, is on no column, and exactly one column shows its
@@ -800,11 +807,7 @@ class TableWatcher:
         col, top, line = found[0]
         col.rename(top, card.card)
         self.cards = [dataclasses.replace(c, card=card.card) if c is line else c for c in self.cards]
-        t = max(self._released_t, t_card - CORRECTED_BEFORE_S)
-        ev = Event(t=round(t, 4), type="card", zone=col.zone.name, card=card.card, conf=round(line.conf, 3),
-                   evidence={"frame": line.frame, "box": [round(v, 1) for v in line.box], "seen_again": card.zone},
-                   misread=top)
-        heapq.heappush(self._pending, (t, next(self._seq), ev, line))
+        self._correct(col.zone.name, card.card, top, t_card, line, card.zone)
 
     def _turned_up_unseen(self, landed: list[CardSeen]) -> None:
         """Spit: a card played on a centre pile that a column read shortly before and never confirmed was that
