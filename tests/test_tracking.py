@@ -54,6 +54,14 @@ def frame_with(card: bool, hand: bool = False) -> np.ndarray:
     return img
 
 
+def lay_over(img: np.ndarray, code: str) -> Detections:
+    """The next card, ``code``, laid over the lower right of the one :func:`frame_with` draws (drawn on ``img``): the
+    detections of a look at it."""
+    img[180:290, 190:270] = 235
+    img[250:270, 240:260] = 40
+    return dets((code, 0.9, (190.0, 180.0, 270.0, 290.0)))
+
+
 def test_crop_is_square_inside_the_frame_and_holds_the_zone() -> None:
     x0, y0, x1, y1 = zone_crop(ZONE, FRAME)
     assert x1 - x0 == y1 - y0 >= 320
@@ -399,24 +407,19 @@ def test_a_card_covered_by_the_next_before_it_was_confirmed_is_played_before_it(
     tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.06, races=True)
     seen = []
     for i in range(12):
-        img = np.full((480, 640, 3), 90, np.uint8)
+        img = frame_with(i >= 2)
         d = dets()
         if i < 2:  # 5S crosses the zone, 35 px a frame
             x = 110 + 35 * i
             img[150:260, x:x + 80] = 170
             d = dets(("5S", 0.9, (float(x), 150.0, x + 80.0, 260.0)))
-        if i >= 2:
-            img[150:260, 160:240] = 240
-            img[170:190, 170:190] = 20
         if 2 <= i <= 4:  # 7H lies still; its box is drawn 7 px differently at each look
             dx = (0, 7, -6)[i - 2]
             d = dets(("7H", 0.9, (160.0 + dx, 150.0 - dx, 240.0 + dx, 260.0 - dx)))
         if i in (5, 6):
             d = dets(("hand", 0.8, (140.0, 120.0, 300.0, 230.0)))
         if i >= 7:  # 6D lands over it and stays
-            img[180:290, 190:270] = 235
-            img[250:270, 240:260] = 40
-            d = dets(("6D", 0.9, (190.0, 180.0, 270.0, 290.0)))
+            d = lay_over(img, "6D")
         landed = _look(tr, i, img, d)
         seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
     assert seen == [("7H", 2, True), ("6D", 7, False)]
@@ -463,9 +466,7 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
     tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=lay_once)
     seen = []
     for i in range(10):
-        img = np.full((480, 640, 3), 90, np.uint8)
-        img[150:260, 160:240] = 240
-        img[170:190, 170:190] = 20
+        img = frame_with(True)
         d = dets(("7D", 0.9, (160.0, 150.0, 240.0, 260.0))) if i == 2 else dets()
         if i == 3 and two_ways:
             d = dets(("7H", 0.9, (162.0, 151.0, 241.0, 262.0)))
@@ -473,9 +474,7 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
             img[120:300, 120:330] = (60, 40, 120)
             d = dets(("back", 0.8, (130.0, 130.0, 320.0, 290.0)))
         if i >= 6:  # 8S lands over it and stays
-            img[180:290, 190:270] = 235
-            img[250:270, 240:260] = 40
-            d = dets(("8S", 0.9, (190.0, 180.0, 270.0, 290.0)))
+            d = lay_over(img, "8S")
         if i < 2:
             img[150:260, 160:240] = 90
         landed = _look(tr, i, img, d)
@@ -493,20 +492,15 @@ def test_a_covered_card_read_only_under_a_hand_is_dated_from_that_read() -> None
     tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.85)
     seen = []
     for i in range(20):
-        img = np.full((480, 640, 3), 90, np.uint8)
+        img = frame_with(i >= 2)
         d = dets()
-        if i >= 2:
-            img[150:260, 160:240] = 240
-            img[170:190, 170:190] = 20
         if i == 2:  # read under the hand that laid it
             d = dets(("2D", 0.9, (160.0, 150.0, 240.0, 260.0)), ("hand", 0.8, (150.0, 190.0, 330.0, 300.0)))
         elif 3 <= i < 16:  # the next card, face down, over it for 0.4 s
             img[120:300, 120:330] = (60, 40, 120)
             d = dets(SPEED_BACK)
         if i >= 16:  # 4S lands over it and stays
-            img[180:290, 190:270] = 235
-            img[250:270, 240:260] = 40
-            d = dets(("4S", 0.9, (190.0, 180.0, 270.0, 290.0)))
+            d = lay_over(img, "4S")
         landed = _look(tr, i, img, d)
         seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
     assert seen == [("2D", 2, True), ("4S", 16, False)]
@@ -946,9 +940,7 @@ def test_a_card_boxed_where_the_top_lies_is_the_top_read_again(dx: float, want: 
     again = (box[0] + dx, box[1], box[2] + dx, box[3])
     seen = []
     for i in range(12):
-        img = np.full((480, 640, 3), 90, np.uint8)
-        img[150:260, 160:240] = 240
-        img[170:190, 170:190] = 20
+        img = frame_with(True)
         if i < 2:
             img[150:260, 160:240] = 90
             d = dets()
@@ -976,9 +968,7 @@ def test_a_snap_pile_under_an_arm_the_detector_misses_is_not_seen_empty(unboxed_
     box = (160.0, 150.0, 240.0, 260.0)
     seen = []
     for i in range(16):
-        img = np.full((480, 640, 3), 90, np.uint8)
-        img[150:260, 160:240] = 240
-        img[170:190, 170:190] = 20
+        img = frame_with(True)
         d = dets(("QS", 0.9, box)) if i < 4 or i >= 12 else dets()
         if i == 5:
             d = dets(("hand", 0.8, (250.0, 100.0, 340.0, 300.0)))
