@@ -86,6 +86,16 @@ def letterbox(frame: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
     return img, Letterbox(r, float(left), float(top))
 
 
+def box_ious(boxes: Any, by: Any) -> np.ndarray:
+    """The intersection over union of each of ``boxes`` (rows) with each of ``by`` (columns), xyxy."""
+    a, b = np.asarray(boxes, np.float64)[:, None, :], np.asarray(by, np.float64)[None, :, :]
+    iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
+    ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
+    inter = iw * ih
+    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+    return inter / np.maximum(union - inter, 1e-9)
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Indices kept by greedy non-maximum suppression (xyxy boxes), highest score first."""
     order = np.argsort(-scores, kind="stable")

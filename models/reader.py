@@ -33,7 +33,7 @@ import numpy as np
 from engine.cards import JOKERS
 from models.classes import FACES
 from models.deckmatch import deck_read
-from models.detector import Detections, nms
+from models.detector import Detections, box_ious, nms
 
 READER_CLASSES: tuple[str, ...] = (*FACES, "none")
 NONE = len(FACES)
@@ -633,7 +633,7 @@ class ReadingDetector:
             box_a, box_b = faces.xyxy[a], faces.xyxy[b]
             union = _union_box(box_a, box_b)
             grown = _area(union) > UNION_GROWTH * max(_area(box_a), _area(box_b))
-            if float(_ious(box_a[None], box_b[None])[0, 0]) < UNION_IOU or grown or not self._watched(union, origin):
+            if float(box_ious(box_a[None], box_b[None])[0, 0]) < UNION_IOU or grown or not self._watched(union, origin):
                 continue
             k, confidence = self._deck_read(frame_bgr, union, origin)
             if k < 0 or confidence < BACK_MIN_CONF:
@@ -792,21 +792,11 @@ def _union_box(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])], np.float32)
 
 
-def _ious(boxes: np.ndarray, by: np.ndarray) -> np.ndarray:
-    """The intersection over union of each of ``boxes`` (rows) with each of ``by`` (columns), xyxy."""
-    a, b = np.asarray(boxes, np.float64)[:, None, :], np.asarray(by, np.float64)[None, :, :]
-    iw = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
-    ih = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
-    inter = iw * ih
-    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
-    return inter / np.maximum(union - inter, 1e-9)
-
-
 def _covered(boxes: np.ndarray, by: np.ndarray, iou: float) -> np.ndarray:
     """Which ``boxes`` overlap one of ``by`` by more than ``iou`` (intersection over union)."""
     if not len(boxes) or not len(by):
         return np.zeros(len(boxes), bool)
-    return (_ious(boxes, by) > iou).any(1)
+    return (box_ious(boxes, by) > iou).any(1)
 
 
 #: backs the detector is less sure of than this are compared with the deck's pictures (rendered Spit s11: 29 of 30

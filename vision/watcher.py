@@ -30,7 +30,7 @@ from calibration.layout import Layout
 from engine.cards import STANDARD_DECK, adjacent, rank, suit
 from engine.events import Event
 from engine.verdicts import POT_GONE, piles_moved
-from models.detector import Detections, zone_imgsz
+from models.detector import Detections, box_ious, zone_imgsz
 from vision.arms import ArmFinder
 from vision.audio import Onset
 from vision.batches import BatchSeen, BatchWatcher
@@ -183,13 +183,9 @@ def detector_input(model: str | Path, game: str) -> int | None:
     return zone_imgsz(model) if game in ZONE_SIZE_GAMES else None
 
 
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
-    """Intersection over union of two boxes (x0 y0 x1 y1)."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    inter = max(w, 0.0) * max(h, 0.0)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return float(inter / union) if union > 0 else 0.0
+def _look_alike_of(code: str) -> str | None:
+    """The card :func:`_look_alike` pairs with ``code`` (None for a joker)."""
+    return next((c for c in STANDARD_DECK if _look_alike(c, code)), None)
 
 
 def _look_alike(a: str, b: str) -> bool:
@@ -460,10 +456,10 @@ class TableWatcher:
         if self.game != "spit" or not col.zone.name.startswith("col:") or pile.zone.name not in CENTRE_PILES \
                 or card.card not in pile.stack or (pile.zone.name, card.card) in self._illegal:
             return False
-        line = next((c for c in reversed(self.cards) if c.card == card.card and c.zone == pile.zone.name), None)
+        line = self._line_of(pile.zone.name, card.card)
         if line is None or line.t > self._released_t - RULED_S:
             return False
-        alike = next((c for c in STANDARD_DECK if _look_alike(c, card.card)), None)
+        alike = _look_alike_of(card.card)
         if alike is None or alike in pile.stack:
             return False
         pile.rename(card.card, alike)
@@ -484,7 +480,7 @@ class TableWatcher:
     def _column_tops(self) -> set[str]:
         """Spit: the cards the columns show on top (not those already seen on a centre pile: played)."""
         played = {c for tr in self.trackers if tr.zone.name in CENTRE_PILES for c in tr.stack}
-        return {tr.top for tr in self.trackers if tr.zone.name.startswith("col:") and tr.top is not None} - played
+        return {tr.top for tr in self._columns() if tr.top is not None} - played
 
     def _not_there_in_spit(self, box: tuple[float, float, float, float]) -> set[str]:
         """Spit: cards on the table that cannot be the one in ``box`` (one deck), of look-alikes the read is the other:
@@ -708,6 +704,10 @@ class TableWatcher:
                    evidence=evidence, misread=was)
         heapq.heappush(self._pending, (t, next(self._seq), ev, seen))
 
+    def _line_of(self, zone: str, code: str) -> CardSeen | None:
+        """The card confirmed last on ``zone`` as ``code`` (its ``card`` line's), if any."""
+        return next((c for c in reversed(self.cards) if c.card == code and c.zone == zone), None)
+
     def _rename_held(self, k: int, code: str, seen_again: str) -> str:
         """The held-back ``card`` line ``self._pending[k]`` (and its card) renamed ``code``, as a surer read of it
         where it landed (``seen_again``) says; returns the code it had."""
@@ -730,7 +730,7 @@ class TableWatcher:
         tops = {tr.top for tr in self._columns() if tr.top is not None}
         out = []
         for card in landed:
-            alike = next((c for c in STANDARD_DECK if _look_alike(c, card.card)), None)
+            alike = _look_alike_of(card.card)
             if card.card in theirs and alike is not None and alike not in tops:
                 col.rename(card.card, alike)
                 card = dataclasses.replace(card, card=alike)
@@ -749,8 +749,8 @@ class TableWatcher:
         old = col.top_before(card.card)
         if len(landed) != 1 or old is None or not _look_alike(old, card.card):
             return False
-        line = next((c for c in reversed(self.cards) if c.card == old and c.zone == col.zone.name), None)
-        if line is None or _iou(line.box, card.box) < SAME_CARD_IOU:
+        line = self._line_of(col.zone.name, old)
+        if line is None or float(box_ious([line.box], [card.box])[0, 0]) < SAME_CARD_IOU:
             return False
         if any(c.card in (old, card.card) and c.zone != col.zone.name and c.t >= line.t for c in self.cards):
             return False  # (the old card went elsewhere since, or this one is elsewhere: one deck)
@@ -798,7 +798,7 @@ class TableWatcher:
             if top is None or not _look_alike(top, card.card) or top in landed_elsewhere \
                     or (col.zone.name, top) in held or (col.last_seen(top) or -math.inf) > card.t:
                 continue
-            line = next((c for c in reversed(self.cards) if c.card == top and c.zone == col.zone.name), None)
+            line = self._line_of(col.zone.name, top)
             if line is not None and round(line.conf, 3) <= round(card.conf, 3) and not any(
                     c.card == card.card and c is not card and c.t >= line.t for c in self.cards):
                 found.append((col, top, line))  # (and this card seen nowhere else since: one deck)
@@ -850,7 +850,7 @@ class TableWatcher:
         landing there after it was last seen on its column (ST-2: each one rank from the one under it), just before
         the upper one, while that is still held back. ``shown``: the column's card that says so (the new one; None:
         ``old``'s own line there, as it was confirmed)."""
-        line = next((c for c in reversed(self.cards) if c.card == old and c.zone == col.zone.name), None)
+        line = self._line_of(col.zone.name, old)
         shown = shown or line
         if shown is None:
             return
