@@ -482,6 +482,37 @@ def test_a_speed_card_read_once_and_covered_at_once_was_played_before_the_next(l
     assert seen == want
 
 
+@pytest.mark.parametrize(("backs_between", "want"), [
+    (True, [("5C", 2, True), ("6D", 6, False)]),
+    (False, [("6D", 6, False)]),  # read 5C, then 6D at its place with nothing over it between: one card, unknown
+])
+def test_a_card_read_once_then_covered_by_a_back_is_not_the_next_card_read_two_ways(backs_between: bool,
+                                                                                    want: list) -> None:
+    """SP-2 (Speed): 5C lands and is read once, surely; the next card, carried face down, covers it for two looks
+    and lands at the very place 0.13 s after the read, read 6D. Two cards were played, 5C first: a card does not
+    change its face under a back (rendered Speed 2p s238 19.07 s: 5C taken for 6D read two ways, and B's 6D on it
+    was ruled "Illegal: six on six"). With nothing over the pile between the two reads it is one card read two
+    ways."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.75)
+    place = (160.0, 150.0, 240.0, 260.0)
+    seen = []
+    for i in range(12):
+        img = frame_with(i >= 2)
+        d = dets(("5C", 0.9, place)) if i == 2 else dets()
+        if i in (3, 4, 5) and backs_between:  # the next card, face down, over it
+            img[120:300, 120:330] = (60, 40, 120)
+            d = dets(SPEED_BACK)
+        elif i in (3, 4, 5):
+            d = dets(("hand", 0.8, (300.0, 300.0, 400.0, 400.0)))  # (a hand elsewhere in the crop)
+        if i >= 6:
+            img[150:260, 160:240] = 200
+            img[170:185, 170:185] = 30
+            d = dets(("6D", 0.9, (161.0, 150.0, 241.0, 261.0)))
+        landed = _look(tr, i, img, d)
+        seen += [(c.card, round(c.t * 30), c.covered) for c in landed]
+    assert seen == want
+
+
 SPEED_BACK = ("back", 0.8, (130.0, 130.0, 320.0, 290.0))  # the next card, carried face down over the pile
 
 

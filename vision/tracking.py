@@ -301,6 +301,7 @@ class PileTracker:
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
     #                                                (or once, surely: ``lay_once``; those in ``_once``)
     _once: set = field(default_factory=set)
+    _backs_only: deque = field(default_factory=deque)  # times of the last looks (1.5 s) that read no face under a back
     _steady: dict = field(default_factory=dict)  # code read -> (looks in a row at one place, its box, surest read)
     _box_at: dict = field(default_factory=dict)  # confirmed card -> its box in the look that confirmed it
     #: something moving over the zone is a hand, boxed or not: a pale sleeve on a grey cloth goes unboxed (Snap,
@@ -435,6 +436,10 @@ class PileTracker:
         backs = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "back"] if len(dets) else []
         back_over = any(_overlap((zx0, zy0, zx1, zy1), b) for b in backs)
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
+        if back_over and not on_pile:
+            self._backs_only.append(t)
+        while self._backs_only and self._backs_only[0] < t - 1.5:
+            self._backs_only.popleft()
         hand_over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
         # where a card taken is a card gone into a hand (Pai Jie), something moving over the zone is a hand too: the
         # detector misses some (rendered Pai Jie 4p s2: RJ taken back from the centre by an arm never boxed; the
@@ -831,7 +836,15 @@ class PileTracker:
         when = self._first_read[code]
         return any(_box_shift(box, where[1]) <= SETTLED_SHARE and self._read_conf.get(k, 0.0) >= sure
                    and abs(self._first_read.get(k, float("inf")) - when) <= TWO_WAYS_S
+                   and not self._backs_between(when, self._first_read.get(k, float("inf")))
                    for k, where in self._read_where.items() if k != code)
+
+    def _backs_between(self, t0: float, t1: float) -> bool:
+        """A look between ``t0`` and ``t1`` saw a card back over the pile and no face on it: the next card on its
+        way covered the one read at ``t0``; a code read at its place after that is that card landed, not the first one
+        read two ways (rendered Speed 2p s238 19.07 s: 5C read once, covered by a back twice, 6D read 0.2 s later)."""
+        lo, hi = min(t0, t1), max(t0, t1)
+        return any(lo < tb < hi for tb in self._backs_only)
 
     def _dated_before(self, code: str, dated: list[tuple]) -> bool:
         """(A covered card) first read before every card confirmed with it showed: else it is one of them, misread."""
