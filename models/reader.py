@@ -556,6 +556,11 @@ class ReadingDetector:
                     if a < b and keep[a] and keep[b] and code_arr[a] == code_arr[b]:  # one card: both ends read it
                         keep[b if probs[a] >= probs[b] else a] = False
                         xyxy[a] = xyxy[b] = _union_box(xyxy[a], xyxy[b])
+                for k in np.flatnonzero(keep[:n]):  # (a box of three: its middle box is the last of the three)
+                    trio = np.flatnonzero(source == source[k])
+                    if len(trio) == 3 and k != trio[-1] and keep[trio[-1]] \
+                            and probs[k] <= probs[trio[-1]] - STRADDLE_MARGIN:
+                        keep[k] = False
                 ids = np.array([READER_CLASSES.index(c) for c in code_arr[keep]], np.int64)
                 faces = Detections(xyxy[keep], probs[keep].astype(np.float32), ids,
                                    code_arr[keep].astype(faces.class_name.dtype))
@@ -747,6 +752,12 @@ def _backs_above(faces: np.ndarray, backs: np.ndarray) -> list[np.ndarray]:
 #: laid over the end of the other (a Pai Jie row): each end is read as a card (:attr:`ReadingDetector.split_pairs`)
 PAIR_LENGTH = 1.3
 CARD_RATIO = 88.0 / 63.0
+#: ... and one at least TRIPLE_LENGTH cards long holds three (the ends of two and the middle one whole, laid over
+#: both): a box is added at its middle too. An end box then straddles the middle card and the strip of the next,
+#: and its read, STRADDLE_MARGIN less sure than the middle's, is dropped (rendered Pai Jie 3p s7 9.75 s: 4S laid
+#: between 3S and 5S, over both, boxed with them, its two ends read 3S and 2S, 0.68: "B draws 1 for the straight of 2")
+TRIPLE_LENGTH = 1.8
+STRADDLE_MARGIN = 0.15
 
 
 def _split_pairs(faces: Detections, where: Callable[[Any], bool], origin: tuple[float, float]
@@ -765,10 +776,16 @@ def _split_pairs(faces: Detections, where: Callable[[Any], bool], origin: tuple[
             cw = h / CARD_RATIO
             boxes += [(x0, y0, x0 + cw, y1), (x1 - cw, y0, x1, y1)]
             keep += [k, k]
+            if w >= TRIPLE_LENGTH * cw:
+                boxes.append(((x0 + x1 - cw) / 2, y0, (x0 + x1 + cw) / 2, y1))
+                keep.append(k)
         elif h >= PAIR_LENGTH * w * CARD_RATIO:  # ... down the image
             ch = w * CARD_RATIO
             boxes += [(x0, y0, x1, y0 + ch), (x0, y1 - ch, x1, y1)]
             keep += [k, k]
+            if h >= TRIPLE_LENGTH * ch:
+                boxes.append((x0, (y0 + y1 - ch) / 2, x1, (y0 + y1 + ch) / 2))
+                keep.append(k)
         else:
             boxes.append((x0, y0, x1, y1))
             keep.append(k)

@@ -314,6 +314,48 @@ class _ColourReader(_CountingReader):
         return p
 
 
+class _ShareReader(_CountingReader):
+    """Reads a crop by the shares of its bright pixels of each colour: mostly green and little red is 4S (0.9),
+    about half blue 3S (0.85), a third red (a box straddling a green card and a red strip) 2S, unsurely (0.6)."""
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        self.read += len(crops)
+        p = np.zeros((len(crops), len(self.classes)), np.float32)
+        for i, c in enumerate(crops.astype(np.int32)):
+            top = c.argmax(2)  # (the colour each pixel is most of: 0 blue, 1 green, 2 red)
+            bright = c.max(2) > 150
+            share = [float(((top == ch) & bright).sum()) / max(1, int(bright.sum())) for ch in range(3)]
+            code, sure = ("4S", 0.9) if share[1] > 0.55 and share[2] < 0.2 else ("3S", 0.85) if share[0] > 0.45 \
+                else ("2S", 0.6) if share[2] > 0.3 else ("none", 0.9)
+            p[i, self.classes.index(code)] = sure
+        return p
+
+
+@pytest.mark.parametrize("straddle_margin", [0.15, 10.0])
+def test_a_card_laid_over_two_on_a_row_and_boxed_with_them_is_read_in_the_middle(straddle_margin: float,
+                                                                                 monkeypatch: pytest.MonkeyPatch
+                                                                                 ) -> None:
+    """PJ-3: 4S laid between 3S and 5S on the spades row, over both, is boxed with 3S and 5S's strip as one face
+    two cards long. Its two ends read 3S and a straddle of 4S and 5S's strip (rendered Pai Jie 3p s7 9.75 s: read
+    2S, "B draws 1 for the straight of 2"); its middle is read too, and the end read much less surely than it is the
+    straddle, dropped (never dropped, the straddle would stand beside 4S)."""
+    from models import reader as reader_mod
+    from models.detector import Detections
+
+    monkeypatch.setattr(reader_mod, "STRADDLE_MARGIN", straddle_margin)
+    img = np.full((200, 300, 3), 60, np.uint8)
+    img[40:152, 40:120] = (230, 40, 40)  # 3S (80 px: a card 112 px long), under ...
+    img[40:152, 175:255] = (40, 40, 230)  # ... 5S, of which a strip shows, and over both ...
+    img[40:152, 95:175] = (40, 230, 40)  # ... 4S
+    box = np.array([[40.0, 40.0, 200.0, 152.0]], np.float32)  # (3S, 4S and 5S's strip)
+
+    def detector(frame: np.ndarray, bgr: bool = True, conf: float = 0.25, clip: bool = True) -> Detections:
+        return Detections(box.copy(), np.array([0.8], np.float32), np.zeros(1, np.int64), np.array(["AS"]))
+
+    found = ReadingDetector(detector, _ShareReader(), split_pairs=lambda b: True)(img)
+    assert sorted(found.class_name) == (["3S", "4S"] if straddle_margin < 1 else ["2S", "3S", "4S"])
+
+
 @pytest.mark.parametrize("on_row", [True, False])
 def test_a_face_box_as_long_as_two_cards_on_a_row_is_read_at_both_ends(on_row: bool) -> None:
     """PJ-3: a card laid over the end of the one before on a suit row is boxed with it as one face and read as one
