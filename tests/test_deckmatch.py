@@ -317,6 +317,24 @@ def test_a_weak_read_of_part_of_a_card_does_not_stand_for_it(deck, share: float)
     assert np.array_equal(matcher.scores(frame, part + 0.5), scores)
 
 
+def test_a_read_of_a_box_straddling_two_cards_does_not_stand_for_the_card_beside_it(deck) -> None:
+    """PJ-3, TM-1: on a row, 6H laid over the end of 5H; a box straddling 6H and 5H's end matches a third card
+    (3H, 0.585), the memory kept it, and 6H's own box a few centimetres off, the table unchanged, was told it (rendered
+    Pai Jie 3p s7 13.4 s: 8S boxed with 7S's strip, the straddle read 6S 0.51, and 8S's box read 6S 0.64 from the
+    memory: 8S never laid). A read under :data:`models.deckmatch.KEEP_MATCH` stands for its own box only."""
+    frame = table_frame(3)
+    under, over = card_quad((-20.0, 0.0), 1.0), card_quad((25.0, 0.0), 0.0)
+    lay_card(frame, deck.image("5H", 200), under)
+    lay_card(frame, deck.image("6H", 200), over)
+    matcher = matcher_of(deck)
+    box = box_of(over)
+    straddle = box - np.array([0.3, 0.0, 0.3, 0.0]) * (box[2] - box[0])
+    k, _ = deck_read(weak := matcher.scores(frame, straddle))
+    assert FACES[k] not in ("5H", "6H") and weak.max() < KEEP_MATCH
+    k, confidence = deck_read(matcher.scores(frame, box))
+    assert FACES[k] == "6H" and confidence >= 0.8
+
+
 class _Boxes:
     """A detector that finds the given boxes, whatever the frame (``Detections`` in the frame's pixels)."""
 
