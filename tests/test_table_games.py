@@ -991,6 +991,23 @@ def test_a_card_laid_on_a_pai_jie_row_by_the_only_arm_there_is_that_players_even
     assert w.arms.who(box, 1.3, 1.44) == "A"  # (drawing back, alone)
 
 
+def test_the_only_arm_drawing_back_fast_from_a_card_on_a_pai_jie_row_laid_it() -> None:
+    """PJ-3 (who played): A's arm leaves the card it laid within a look, so it covers the strip towards A's seat in
+    the first look of the card's window only (its mean cover under the bar), and no other arm is over the table
+    there: A laid it (rendered Pai Jie 3p s7 17.5 s: A's AC, cover 0.34 -> 0.16, mean 0.22, went to nobody, and A's
+    draw of 3 for it was an anomaly)."""
+    w, box, card = _card_on_a_row(3, "row:C")
+    seat = _seat(w, "A")
+
+    def arm(img: np.ndarray, t: float) -> None:
+        if 1.0 <= t < 1.31:  # A's arm over the card, gone (back past the strip) by the next look after 1.3 s
+            cv2.line(img, tuple(int(v) for v in card), tuple(int(v) for v in seat), (60, 90, 160), 70)
+
+    _film_arms(w, 60, arm)
+    assert w.arms.who(box, 1.3, 1.44) == "A"
+    assert w.arms.who(box, 1.34, 1.44) is None  # (the arm gone back: nothing over the strip says who)
+
+
 def test_the_arm_drawing_back_from_a_card_laid_it_not_a_still_card_on_another_players_side() -> None:
     """PJ-3 (who played): B's arm draws back from the card it laid (cover 0.93 -> 0.24) while the strip towards A's
     seat crosses a card laid there a moment before (still, not yet part of the background: 0.28 all along). An arm

@@ -74,15 +74,16 @@ class ArmFinder:
         h, w = looks[0].shape
         best: list[tuple[float, str]] = []
         mean: dict[str, float] = {}
+        peak: dict[str, float] = {}
         for p in self.shoulders:
             xs, ys = self._strip(box, p)
             ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
             if not ok.any():
                 best.append((0.0, p))
-                mean[p] = 0.0
+                mean[p] = peak[p] = 0.0
                 continue
             cover = [float(m[ys[ok], xs[ok]].mean()) for m in looks]
-            mean[p] = float(np.mean(cover))
+            mean[p], peak[p] = float(np.mean(cover)), max(cover)
             # an arm coming in after the card showed did not lay it: its rise counts against it; one going back did
             # (rendered Pai Jie 2p s238 2.33 s: B's arm drawing back from JS, 0.93 -> 0.24, lost to A's strip across
             # a card laid a moment before, 0.28 all along; said alike 40 -> 47 of 66 on four 2p and 4p games)
@@ -91,7 +92,9 @@ class ArmFinder:
         # the only arm over the table there laid the card, going back or not: the sweep counts against an arm where
         # another may have laid it (rendered Pai Jie 3p s6 17.5 s: A's arm drawing back from QC, cover 0.61 -> 0.37,
         # others' at most 0.17; the card went unattributed and was taken for the next player's play)
-        alone = [p for p, c in mean.items() if c >= min_cover]
+        # (its cover at its most: an arm drawing back fast is over the strip for the first look or two only, rendered
+        # Pai Jie 3p s7 17.5 s: A's arm from AC 0.34 -> 0.16, mean 0.22, the others' 0.06 and 0.02)
+        alone = [p for p, c in peak.items() if c >= min_cover]
         if len(alone) == 1 and all(c < ALONE_BELOW for p, c in mean.items() if p != alone[0]):
             return alone[0]
         if best[0][0] < min_cover or (len(best) > 1 and best[1][0] >= best[0][0] - 0.05):
