@@ -991,6 +991,28 @@ def test_a_card_laid_on_a_pai_jie_row_by_the_only_arm_there_is_that_players_even
     assert w.arms.who(box, 1.3, 1.44) == "A"  # (drawing back, alone)
 
 
+def test_a_card_laid_lately_in_another_players_strip_is_no_arm() -> None:
+    """PJ-3 (who played): a card laid a second ago is not yet part of the background; lying across the strip from
+    this card to B's seat it covers it as an arm at rest would, as much as A's arm laying this card covers A's or
+    more (rendered Pai Jie 2p s12 3.9 s: A's 7S, B's strip across the joker B laid 1.4 s before, 0.60 at every look,
+    a tie). The watcher names the cards laid lately; their places are left out of the strips."""
+    w, box, card = _card_on_a_row(2, "row:S")
+    seat = {p: _seat(w, p) for p in ("A", "B")}
+    near, far = card + 0.15 * (seat["B"] - card), card + 1.2 * (seat["B"] - card)
+    joker = (float(min(near[0], far[0]) - 45), float(min(near[1], far[1]) - 45), float(max(near[0], far[0]) + 45),
+             float(max(near[1], far[1]) + 45))  # (B's jokers, fanned along the strip)
+
+    def draw(img: np.ndarray, t: float) -> None:
+        if t >= 0.9:  # B's jokers, laid 0.4 s before the card
+            cv2.line(img, tuple(int(v) for v in near), tuple(int(v) for v in far), (235, 235, 235), 90)
+        if 1.0 <= t < 1.5:  # A's arm over the card, at rest
+            cv2.line(img, tuple(int(v) for v in card), tuple(int(v) for v in seat["A"]), (60, 90, 160), 70)
+
+    _film_arms(w, 50, draw)
+    assert w.arms.who(box, 1.2, 1.34) != "A"  # (the jokers' place covers B's strip more than A's arm does A's)
+    assert w.arms.who(box, 1.2, 1.34, cards=[joker]) == "A"
+
+
 def test_the_only_arm_drawing_back_fast_from_a_card_on_a_pai_jie_row_laid_it() -> None:
     """PJ-3 (who played): A's arm leaves the card it laid within a look, so it covers the strip towards A's seat in
     the first look of the card's window only (its mean cover under the bar), and no other arm is over the table

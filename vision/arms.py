@@ -12,6 +12,7 @@ and counts against itself; the hand that laid the card draws back) laid it.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
@@ -32,6 +33,7 @@ class ArmFinder:
                  reach_mm: float = 180.0, width_mm: float = 70.0, threshold: float = 28.0,
                  shoulder_mm: float = 400.0) -> None:
         self.layout, self.fps = layout, fps
+        self.absorb_s = absorb_s  # (a card laid this long ago or less is not yet part of the background)
         self.reach_mm, self.width_mm = reach_mm, width_mm
         self.masks: deque = deque(maxlen=max(4, int(keep_s * fps)))  # (t, foreground mask at quarter size)
         self.background = StillBackground(max(2, int(round(absorb_s * fps))), 12, threshold)
@@ -64,10 +66,13 @@ class ArmFinder:
         pts = (pts.reshape(-1, 2) * SCALE).round().astype(int)
         return pts[:, 0], pts[:, 1]
 
-    def who(self, box: tuple[float, float, float, float], t0: float, t1: float, min_cover: float = 0.25
-            ) -> str | None:
+    def who(self, box: tuple[float, float, float, float], t0: float, t1: float, min_cover: float = 0.25,
+            cards: Sequence[tuple[float, float, float, float]] = ()) -> str | None:
         """The player whose strip from ``box`` was most covered between ``t0`` and ``t1``; None if none was, or
-        two were about equally."""
+        two were about equally. ``cards``: boxes (frame pixels) of cards laid lately elsewhere, left out of the
+        strips: a card laid a second ago is not yet part of the background, and still, it covers a strip as an arm
+        at rest would (rendered Pai Jie 2p s12 3.9 s: A's 7S, the strip to B's seat across the joker B laid 1.4 s
+        before, 0.60 at every look, against A's arm 0.58 -> 0.63: a tie, the card given to nobody)."""
         looks = [m for t, m in self.masks if t0 <= t <= t1]
         if not looks:
             return None
@@ -78,6 +83,8 @@ class ArmFinder:
         for p in self.shoulders:
             xs, ys = self._strip(box, p)
             ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+            for x0, y0, x1, y1 in cards:  # (the strip's points on a card lately laid: see ``cards``)
+                ok &= ~((xs >= x0 * SCALE) & (xs <= x1 * SCALE) & (ys >= y0 * SCALE) & (ys <= y1 * SCALE))
             if not ok.any():
                 best.append((0.0, p))
                 mean[p] = peak[p] = 0.0

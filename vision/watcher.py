@@ -403,7 +403,8 @@ class TableWatcher:
                     self._column_top_read_wrong(card, t_card)
             player = racing[k] if len(racing) == len(landed) else None
             if self.arms is not None:
-                player = self.arms.who(card.box, t_card - 0.1, t_card + 0.04)
+                lately = [c.box for c in self.cards if c is not card and t_card - self.arms.absorb_s <= c.t < t_card]
+                player = self.arms.who(card.box, t_card - 0.1, t_card + 0.04, cards=lately)
             if not player and self.game in PLAYER_FROM_ARM:
                 player = self._who_laid(card.zone, t_card)
             if player is not None:
