@@ -1331,6 +1331,25 @@ def test_a_spit_card_due_on_a_centre_pile_is_no_column_top_and_a_play_is_one() -
     assert w._not_there_in_spit(on_left) == {"JS"} and w._column_tops_over_centre(on_left) == set()
 
 
+def test_a_spit_column_top_its_column_still_shows_is_not_expected_on_a_centre_pile() -> None:
+    """ST-2 (a card played on a centre pile comes from a column's top) with one deck: a column's top that the
+    column's latest look read there still lies there, so it is not expected on a centre pile; once a look misses it
+    (picked up), it is (rendered Spit 2p s11 15.3 s: JS turned up on A's column 1, and the right pile's JC, lying
+    still, was read as the expected look-alike JS for four looks: "Illegal: jack on jack")."""
+    w = TableWatcher(make_script("spit", 2, 11, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+    col = next(tr for tr in w.trackers if tr.zone.name == "col:A:1")
+    on_col = _middle_box(col.zone)
+    right = next(tr for tr in w.trackers if tr.zone.name == "right")
+    on_right = _middle_box(right.zone)
+    w._landed(right, [CardSeen(14.6, "right", "JC", 0.9, 438, on_right, 14.7)])  # (the spit card: a play is next)
+    col.top = "JS"
+    assert w._column_tops_over_centre(on_right) == {"JS"}  # (never looked at: as before)
+    col.update(460, 15.3, dets(("JS", on_col)))
+    assert w._column_tops_over_centre(on_right) == set()
+    col.update(462, 15.37, dets(("hand", on_col)))  # (a hand picks it up)
+    assert w._column_tops_over_centre(on_right) == {"JS"}
+
+
 def test_a_card_turned_up_on_a_spit_column_that_a_pile_was_logged_with_corrects_the_piles_card() -> None:
     """ST-3 (a turned-up card is new: one deck) with SP-8 (only an illegal card goes back on its column): rendered
     held-out Spit 2p s6, the left pile's 7C read 7S at 8.17 s and ruled; B's 7S turned up on column 4 at 14.05 s was

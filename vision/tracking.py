@@ -266,6 +266,7 @@ class PileTracker:
     _blank_looks: int = 0  # looks in a row that saw nothing on the pile, nor a hand or a card back over it
     forget_s: float = 3.0
     _last_seen: dict = field(default_factory=dict)  # code -> last time any run detected it here
+    _last_look_t: float = -math.inf  # the time of the latest look (:meth:`update`)
     _seen_at: dict = field(default_factory=dict)  # code -> when it was confirmed as the top
     _frames: deque = field(default_factory=deque)  # (index, t, grey crop)
     _top_t: float | None = None  # when the current top card first showed
@@ -411,6 +412,11 @@ class PileTracker:
             self._read_conf.pop(read, None)
             self._first_look.pop(read, None)
 
+    def top_in_last_look(self) -> bool:
+        """Whether the latest look read the top here (it lies there as then, as far as anyone knows: a pile that
+        changes is looked at again within :attr:`every` frames)."""
+        return self.top is not None and self.top in self._last_seen and self._last_seen[self.top] >= self._last_look_t
+
     def looked(self, index: int) -> None:
         """A look shared with a neighbouring zone was taken for this frame (:meth:`remember` had not asked)."""
         self._last_small = self._small
@@ -422,6 +428,7 @@ class PileTracker:
 
     def update(self, index: int, t: float, dets: Detections) -> CardSeen | None:
         """The detections of this frame's crop (already in frame pixels); returns a newly confirmed top card."""
+        self._last_look_t = t
         here = self.zone.contains((dets.xyxy[:, :2] + dets.xyxy[:, 2:]) / 2) if len(dets) else []  # (box middles)
         on_pile = [(float(c), str(n), b) for b, c, n, h in zip(dets.xyxy, dets.confidence, dets.class_name, here,
                                                                  strict=True) if n not in FACE_EXCLUDE and h]

@@ -476,7 +476,14 @@ class TableWatcher:
         pile = self._zone_under(box, CENTRE_PILES)
         if pile is None or pile in self._spit_due:
             return set()
-        return self._column_tops()
+        return self._column_tops() - self._lying_on_columns()
+
+    def _lying_on_columns(self) -> set[str]:
+        """Spit: the column tops their column's latest look read there: still lying there, not on their way to a
+        centre pile (a card picked up from a column changes it, and the column is looked at again within two frames).
+        Rendered Spit 2p s11 15.3 s: JS turned up on A's column 1, expected on the centre piles, and the right pile's
+        JC, lying still, was read as its look-alike JS for four looks: "Illegal: jack on jack"."""
+        return {tr.top for tr in self._columns() if tr.top_in_last_look()}
 
     def _column_tops(self) -> set[str]:
         """Spit: the cards the columns show on top (not those already seen on a centre pile: played)."""
