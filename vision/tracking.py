@@ -95,6 +95,9 @@ TWO_WAYS_MARGIN = 0.1
 #: ... and only when the two were first read this close in time (s): a card read once, covered by the next card's
 #: back on its way, and that card read at the same place half a second later are two cards (s238: JD, then 10D)
 TWO_WAYS_S = 0.2
+#: a new card's reads (first look, first read, every read) and the looks that saw only a card back over the pile are
+#: kept this long (s): what a confirmation, a race or a card read two ways is judged on
+RECENT_READS_S = 1.5
 
 
 def _telling(look: np.ndarray) -> np.ndarray | None:
@@ -288,7 +291,7 @@ class PileTracker:
     _first_read: dict = field(default_factory=dict)  # new card -> the first look that read it at all
     _read_where: dict = field(default_factory=dict)  # new card -> (frame index, box) of that first read
     _read_conf: dict = field(default_factory=dict)  # new card -> its surest read since that first read
-    _reads: dict = field(default_factory=dict)  # new card -> [(t, box)] of every look that read it (the last 1.5 s)
+    _reads: dict = field(default_factory=dict)  # new card -> [(t, box)] of every look that read it (RECENT_READS_S)
     _peeking: set = field(default_factory=set)  # cards under the top seen since it landed
     _misreads: set = field(default_factory=set)  # codes the top was read as (not cards of this pile), until covered
     _gone: dict = field(default_factory=dict)  # peeking card -> [since t, since frame, clear looks without it]
@@ -302,7 +305,7 @@ class PileTracker:
     _settled: dict = field(default_factory=dict)  # new card -> (conf, box), read in two looks in a row at one place
     #                                                (or once, surely: ``lay_once``; those in ``_once``)
     _once: set = field(default_factory=set)
-    _backs_only: deque = field(default_factory=deque)  # times of the last looks (1.5 s) that read no face under a back
+    _backs_only: deque = field(default_factory=deque)  # times of the recent looks that read no face under a back
     _steady: dict = field(default_factory=dict)  # code read -> (looks in a row at one place, its box, surest read)
     _box_at: dict = field(default_factory=dict)  # confirmed card -> its box in the look that confirmed it
     #: something moving over the zone is a hand, boxed or not: a pale sleeve on a grey cloth goes unboxed (Snap,
@@ -395,7 +398,7 @@ class PileTracker:
 
     def unconfirmed_read(self, code: str) -> tuple[float, int, tuple[float, float, float, float]] | None:
         """(time, frame index, box) of the first look that read ``code`` here, not yet confirmed (None: none in the
-        last 1.5 s)."""
+        last :data:`RECENT_READS_S`)."""
         if code not in self._first_read or code not in self._read_where:
             return None
         return (self._first_read[code], *self._read_where[code])
@@ -445,7 +448,7 @@ class PileTracker:
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
         if back_over and not on_pile:
             self._backs_only.append(t)
-        while self._backs_only and self._backs_only[0] < t - 1.5:
+        while self._backs_only and self._backs_only[0] < t - RECENT_READS_S:
             self._backs_only.popleft()
         hand_over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
         # where a card taken is a card gone into a hand (Pai Jie), something moving over the zone is a hand too: the
@@ -528,9 +531,10 @@ class PileTracker:
                 self._first_look[n] = t
         for _, n, b in new:
             self._reads.setdefault(n, []).append((t, tuple(float(v) for v in b)))
-        self._reads = {k: [r for r in v if r[0] >= t - 1.5] for k, v in self._reads.items() if v[-1][0] >= t - 1.5}
-        self._first_look = {k: v for k, v in self._first_look.items() if v >= t - 1.5}
-        self._first_read = {k: v for k, v in self._first_read.items() if v >= t - 1.5}
+        recent = t - RECENT_READS_S
+        self._reads = {k: [r for r in v if r[0] >= recent] for k, v in self._reads.items() if v[-1][0] >= recent}
+        self._first_look = {k: v for k, v in self._first_look.items() if v >= recent}
+        self._first_read = {k: v for k, v in self._first_read.items() if v >= recent}
         self._read_where = {k: v for k, v in self._read_where.items() if k in self._first_read}
         for c, n, _ in new:
             self._read_conf[n] = max(c, self._read_conf.get(n, 0.0))
