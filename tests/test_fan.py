@@ -167,6 +167,19 @@ def test_a_single_card_is_not_split_by_the_quarter_turned_fit() -> None:
         assert len(fit_batch(grey(frame, crop), view, before)) == 1
 
 
+@pytest.mark.parametrize(("seed", "light"), [(0, False), (1, False), (2, False), (4, True), (4, False), (5, False)])
+def test_one_card_laid_nearly_where_the_old_top_lay_is_one_card_not_two(seed: int, light: bool) -> None:
+    """CH-2: one back laid sideways on the pile, 6 degrees and 8 mm from the sideways card laid before it: the old
+    card's edge peeking out beside it was there in the look before, and is the pile's, not a second card of the batch
+    (rendered Cheat 3p s238 19.48 s: counted two, a count mismatch called on a true claim of one)."""
+    _, back, frame, view, crop, _ = squared_pile(seed, light)
+    lay_back(frame, back, (-4.0, -7.0), 87.0)  # the last batch's card
+    before = grey(frame, crop)
+    lay_back(frame, back, (0.0, 0.0), 93.0)
+    cards = fit_batch(grey(frame, crop), view, before)
+    assert len(cards) == 1, [(c.centre, c.angle, round(c.shown, 2), round(c.rim_changed, 2)) for c in cards]
+
+
 def test_a_pile_that_did_not_change_has_no_new_batch() -> None:
     """Nothing laid since the look before: no card of the pile is new."""
     rng = np.random.default_rng(3)
