@@ -790,6 +790,22 @@ def test_a_row_card_the_detector_stops_boxing_is_not_gone_while_it_still_lies_th
         assert asked and asked[0] == ("JC", jc[2])
 
 
+def test_a_row_card_read_as_its_look_alike_at_its_own_place_is_that_card_misread() -> None:
+    """PJ-3: a card is laid over the end of the row's last card, never where another card lies: a court read as
+    another court of its suit at the very place of a row card not read in that look is that card misread (rendered
+    Pai Jie 4p s11: D's KS at the end of the spades row read QS from 4.8 s on, "a QS laid": an illegal play never
+    made). A look-alike laid over its end is new; a read of no likeness there is not taken for the card."""
+    ks, kd = ("KS", 0.9, (200.0, 150.0, 280.0, 260.0)), ("KD", 0.9, (120.0, 150.0, 195.0, 260.0))
+    qs_there, qs_beside = ("QS", 0.8, (202.0, 151.0, 281.0, 259.0)), ("QS", 0.9, (240.0, 150.0, 290.0, 260.0))
+    fs_there = ("4S", 0.9, (202.0, 151.0, 281.0, 259.0))
+    for cards, seen, stack, removed in [((kd, ks), (kd, qs_there), ["KD", "KS"], []),
+                                        ((kd, ks, qs_beside), (kd, ks, qs_beside), ["KD", "KS", "QS"], []),
+                                        ((kd, ks), (kd, fs_there), ["KD"], ["KS"])]:
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True)
+        _feed_looks(tr, [((kd,), (kd,))] * 3 + [((kd, ks), (kd, ks))] * 3 + [(cards, seen)] * 6)
+        assert tr.stack == stack and [r.card for r in tr.removed] == removed, (seen, tr.stack)
+
+
 def test_a_pai_jie_card_read_once_surely_and_covered_by_the_next_of_a_straight_lay_on_the_row() -> None:
     """PJ-3 / PJ-6: a straight is laid card by card a few tenths of a second apart (rendered Pai Jie 4p s2: 8D read
     once, then hidden by the hand laying 9D over its end): a card read once surely and covered by the next lay on the

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Zone
+from engine.cards import JOKERS
 from models.detector import Detections
 
 FACE_EXCLUDE = frozenset({"back", "hand"})
@@ -212,6 +213,30 @@ MOVED_SHARE = 0.003
 #: this much larger (two overlapping cards' box; the neighbour alone, left whole when a card is taken, is no larger)
 MERGED_COVER = 0.7
 MERGED_GROWTH = 1.25
+#: a read on a row at the place of a row card not read in that look (its box and the card's this much alike, IoU),
+#: naming a card that looks like it (a court of its suit, its rank in the other suit of its colour), is that card
+#: misread: a card is laid over the end of the row's last, never where another lies (rendered Pai Jie 4p s11: D's KS
+#: at the end of the spades row, read QS 0.77 from 4.8 s on, was taken for a QS laid and KS gone)
+SAME_PLACE_IOU = 0.75
+COURTS = ("J", "Q", "K")
+
+
+def _box_iou(a: Any, b: Any) -> float:
+    w = min(float(a[2]), float(b[2])) - max(float(a[0]), float(b[0]))
+    h = min(float(a[3]), float(b[3])) - max(float(a[1]), float(b[1]))
+    inter = max(w, 0.0) * max(h, 0.0)
+    union = _area(a) + _area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _looks_like(a: str, b: str) -> bool:
+    """Whether cards ``a`` and ``b`` are look-alikes a read confuses: two courts of one suit, or one rank in the two
+    suits of one colour (jokers are neither)."""
+    if a == b or a in JOKERS or b in JOKERS:
+        return False
+    if a[-1] == b[-1]:
+        return a[:-1] in COURTS and b[:-1] in COURTS
+    return a[:-1] == b[:-1] and (a[-1] in "HD") == (b[-1] in "HD")
 
 
 def _area(box: Any) -> float:
@@ -439,6 +464,8 @@ class PileTracker:
         # under a hand's shadow, half covered) still shows that the pile is there
         inside = [(c, n, b) for c, n, b in on_pile if c >= self.min_conf]
         inside += self._steady_reads(on_pile)
+        if self.row and self._place:
+            inside = self._own_places(inside)
         hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
         (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
         # a card back over the pile is a card on its way there (turned as it is played) or lying on it: not a pile
@@ -760,6 +787,21 @@ class PileTracker:
                     hidden.add(code)
                     break
         return hidden
+
+    def _own_places(self, inside: list[tuple[float, str, Any]]) -> list[tuple[float, str, Any]]:
+        """A row's reads, each read at the place of a row card not read in this look as a look-alike of it taken for
+        that card (:data:`SAME_PLACE_IOU`)."""
+        read = {n for _, n, _ in inside}
+        out = []
+        for c, n, b in inside:
+            if n not in self.stack:
+                k = next((k for k in self.stack if k not in read and k in self._place and _looks_like(k, n)
+                          and _box_iou(b, self._place[k]) >= SAME_PLACE_IOU), None)
+                if k is not None:
+                    n = k
+                    read.add(k)
+            out.append((c, n, b))
+        return out
 
     def _still_in_row(self, seen: set[str]) -> set[str]:
         """A row of cards with :attr:`still_lies`: the row's cards not ``seen`` this look that still lie at their
