@@ -31,7 +31,7 @@ import numpy as np
 
 from calibration.layout import Zone
 from engine.cards import JOKERS
-from models.detector import Detections
+from models.detector import Detections, box_ious
 
 FACE_EXCLUDE = frozenset({"back", "hand"})
 #: a card first read this long (s) or less before its clean looks date it is dated by that read
@@ -219,14 +219,6 @@ MERGED_GROWTH = 1.25
 #: at the end of the spades row, read QS 0.77 from 4.8 s on, was taken for a QS laid and KS gone)
 SAME_PLACE_IOU = 0.75
 COURTS = ("J", "Q", "K")
-
-
-def _box_iou(a: Any, b: Any) -> float:
-    w = min(float(a[2]), float(b[2])) - max(float(a[0]), float(b[0]))
-    h = min(float(a[3]), float(b[3])) - max(float(a[1]), float(b[1]))
-    inter = max(w, 0.0) * max(h, 0.0)
-    union = _area(a) + _area(b) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def _looks_like(a: str, b: str) -> bool:
@@ -796,7 +788,7 @@ class PileTracker:
         for c, n, b in inside:
             if n not in self.stack:
                 k = next((k for k in self.stack if k not in read and k in self._place and _looks_like(k, n)
-                          and _box_iou(b, self._place[k]) >= SAME_PLACE_IOU), None)
+                          and float(box_ious([b], [self._place[k]])[0, 0]) >= SAME_PLACE_IOU), None)
                 if k is not None:
                     n = k
                     read.add(k)

@@ -167,18 +167,6 @@ UNBOXED_TOPS = {"speed": CENTRE_PILES, "spit": CENTRE_PILES, "snap": ("pile:",)}
 #: resolution: codec noise) is the same table: the answer stands (:meth:`TableWatcher._still_lies`; the deck's own
 #: kept reads stand so too, :data:`models.deckmatch.STILL_GREY`)
 STILL_ASKED_GREY = 10.0
-
-
-def _grey_patch(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
-    """The frame inside ``box`` (pixels), grey, at half resolution, as float32: what a cached answer about it was
-    given for."""
-    h, w = image.shape[:2]
-    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
-    x1, y1 = min(w, int(math.ceil(box[2]))), min(h, int(math.ceil(box[3])))
-    patch = image[y0:y1:2, x0:x1:2]
-    if patch.ndim == 3:
-        patch = patch.mean(axis=2)
-    return patch.astype(np.float32)
 #: games whose cards land anywhere along a long zone (a suit row): the arm is found from the card to each seat
 PLAYER_FROM_SEAT = ("paijie",)
 #: games whose card lines must name who laid the card (the referee keeps each player's count, SP-8): the arm
@@ -209,6 +197,19 @@ def _look_alike(a: str, b: str) -> bool:
     under the hand that turned it up, read 7D)."""
     red = ("H", "D")
     return a != b and rank(a) == rank(b) and (suit(a) in red) == (suit(b) in red)
+
+
+def _grey_patch(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
+    """The frame inside ``box`` (pixels), grey, at half resolution, as float32: what a cached answer about it was
+    given for."""
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+    x1, y1 = min(w, int(math.ceil(box[2]))), min(h, int(math.ceil(box[3])))
+    patch = image[y0:y1:2, x0:x1:2]
+    if patch.ndim == 3:
+        patch = patch.mean(axis=2)
+    return patch.astype(np.float32)
+
 
 
 @dataclass
