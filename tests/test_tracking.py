@@ -806,6 +806,20 @@ def test_a_row_card_read_as_its_look_alike_at_its_own_place_is_that_card_misread
         assert tr.stack == stack and [r.card for r in tr.removed] == removed, (seen, tr.stack)
 
 
+def test_a_weak_read_of_a_box_straddling_two_row_cards_is_not_a_card() -> None:
+    """PJ-3: the detector boxes a card's width across two overlapping row cards now and then, and the deck's pictures
+    name something weakly there (rendered Pai Jie 4p s12 13.7 s: a box over 6C and 7C read 3C 0.53, "a 3C laid",
+    "Illegal: that is not a single..."). A read under STRADDLE_READ of a card not on the row, over the places of two
+    row cards, is no card; one beyond the row's end, or read surely, is."""
+    c6, c7 = ("6C", 0.9, (110.0, 150.0, 190.0, 260.0)), ("7C", 0.9, (160.0, 150.0, 240.0, 260.0))
+    straddle, sure = ("3C", 0.53, (135.0, 150.0, 215.0, 260.0)), ("3C", 0.9, (135.0, 150.0, 215.0, 260.0))
+    beyond = ("8C", 0.53, (210.0, 150.0, 290.0, 260.0))
+    for read, stack in ((straddle, ["6C", "7C"]), (sure, ["6C", "7C", "3C"]), (beyond, ["6C", "7C", "8C"])):
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True, min_conf=0.25)
+        _feed_looks(tr, [((c6,), (c6,))] * 3 + [((c6, c7), (c6, c7))] * 3 + [((c6, c7, read), (c6, c7, read))] * 6)
+        assert tr.stack == stack and tr.removed == [], (read, tr.stack)
+
+
 def test_a_pai_jie_card_read_once_surely_and_covered_by_the_next_of_a_straight_lay_on_the_row() -> None:
     """PJ-3 / PJ-6: a straight is laid card by card a few tenths of a second apart (rendered Pai Jie 4p s2: 8D read
     once, then hidden by the hand laying 9D over its end): a card read once surely and covered by the next lay on the

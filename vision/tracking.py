@@ -219,6 +219,11 @@ MERGED_GROWTH = 1.25
 #: at the end of the spades row, read QS 0.77 from 4.8 s on, was taken for a QS laid and KS gone)
 SAME_PLACE_IOU = 0.75
 COURTS = ("J", "Q", "K")
+#: ... and a read under STRADDLE_READ of a card not on the row, whose box lies over the places of two row cards, each
+#: covering STRADDLE_SHARE of it, is a box straddling the two, not a card (rendered Pai Jie 4p s12 13.7 s: a box over
+#: 6C and 7C read 3C 0.53, "a 3C laid")
+STRADDLE_READ = 0.6
+STRADDLE_SHARE = 0.35
 
 
 def _looks_like(a: str, b: str) -> bool:
@@ -233,6 +238,12 @@ def _looks_like(a: str, b: str) -> bool:
 
 def _area(box: Any) -> float:
     return float((box[2] - box[0]) * (box[3] - box[1]))
+
+
+def _cover(a: Any, b: Any) -> float:
+    """The area (px) where boxes ``a`` and ``b`` overlap."""
+    return max(0.0, min(float(a[2]), float(b[2])) - max(float(a[0]), float(b[0]))) * \
+        max(0.0, min(float(a[3]), float(b[3])) - max(float(a[1]), float(b[1])))
 
 
 def _centre_on_middle(box: Any, card: Any) -> bool:
@@ -773,8 +784,7 @@ class PileTracker:
                 continue
             area = _area(place)
             for b, back in [*((b, False) for _, _, b in inside), *((b, True) for b in backs)]:
-                cover = max(0.0, min(place[2], b[2]) - max(place[0], b[0])) * \
-                    max(0.0, min(place[3], b[3]) - max(place[1], b[1]))
+                cover = _cover(place, b)
                 if area > 0 and cover >= MERGED_COVER * area and (back or _area(b) >= MERGED_GROWTH * area):
                     hidden.add(code)
                     break
@@ -782,10 +792,14 @@ class PileTracker:
 
     def _own_places(self, inside: list[tuple[float, str, Any]]) -> list[tuple[float, str, Any]]:
         """A row's reads, each read at the place of a row card not read in this look as a look-alike of it taken for
-        that card (:data:`SAME_PLACE_IOU`)."""
+        that card (:data:`SAME_PLACE_IOU`), and a weak read of a box straddling two row cards left out
+        (:data:`STRADDLE_READ`)."""
         read = {n for _, n, _ in inside}
         out = []
         for c, n, b in inside:
+            if n not in self.stack and c < STRADDLE_READ and sum(
+                    _cover(b, p) >= STRADDLE_SHARE * _area(b) for k, p in self._place.items() if k in self.stack) >= 2:
+                continue  # (a box straddling two row cards)
             if n not in self.stack:
                 k = next((k for k in self.stack if k not in read and k in self._place and _looks_like(k, n)
                           and float(box_ious([b], [self._place[k]])[0, 0]) >= SAME_PLACE_IOU), None)
