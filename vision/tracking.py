@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Zone
-from engine.cards import JOKERS
+from engine.cards import JOKERS, rank, suit
 from models.detector import Detections, box_ious
 
 FACE_EXCLUDE = frozenset({"back", "hand"})
@@ -226,14 +226,21 @@ STRADDLE_READ = 0.6
 STRADDLE_SHARE = 0.35
 
 
+def suit_twins(a: str, b: str) -> bool:
+    """Two cards a glimpse confuses: the same rank in the other suit of the same colour (rendered Spit s11's 7H, half
+    under the hand that turned it up, read 7D)."""
+    red = ("H", "D")
+    return a != b and rank(a) == rank(b) and (suit(a) in red) == (suit(b) in red)
+
+
 def _looks_like(a: str, b: str) -> bool:
-    """Whether cards ``a`` and ``b`` are look-alikes a read confuses: two courts of one suit, or one rank in the two
-    suits of one colour (jokers are neither)."""
+    """Whether cards ``a`` and ``b`` are look-alikes a read confuses: two courts of one suit, or suit twins
+    (:func:`suit_twins`; jokers are neither)."""
     if a == b or a in JOKERS or b in JOKERS:
         return False
-    if a[-1] == b[-1]:
-        return a[:-1] in COURTS and b[:-1] in COURTS
-    return a[:-1] == b[:-1] and (a[-1] in "HD") == (b[-1] in "HD")
+    if suit(a) == suit(b):
+        return rank(a) in COURTS and rank(b) in COURTS
+    return suit_twins(a, b)
 
 
 def _area(box: Any) -> float:

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from engine.cards import STANDARD_DECK, adjacent, rank, suit
+from engine.cards import STANDARD_DECK, adjacent
 from engine.events import Event
 from engine.verdicts import POT_GONE, piles_moved
 from models.detector import Detections, box_ious, zone_imgsz
@@ -43,7 +43,7 @@ from vision.slaps import (
     fuse_audio,
     unheard_quick,
 )
-from vision.tracking import READ_BOUND_S, CardSeen, PileTracker, RemoveSeen, shared_looks, zone_crop
+from vision.tracking import READ_BOUND_S, CardSeen, PileTracker, RemoveSeen, shared_looks, suit_twins, zone_crop
 
 
 def zones_for(game: str, layout: Layout) -> tuple[list[str], list[str]]:
@@ -188,15 +188,8 @@ def detector_input(model: str | Path, game: str) -> int | None:
 
 
 def _look_alike_of(code: str) -> str | None:
-    """The card :func:`_look_alike` pairs with ``code`` (None for a joker)."""
-    return next((c for c in STANDARD_DECK if _look_alike(c, code)), None)
-
-
-def _look_alike(a: str, b: str) -> bool:
-    """Two cards a glimpse confuses: the same rank in the other suit of the same colour (rendered Spit s11's 7H, half
-    under the hand that turned it up, read 7D)."""
-    red = ("H", "D")
-    return a != b and rank(a) == rank(b) and (suit(a) in red) == (suit(b) in red)
+    """The card :func:`vision.tracking.suit_twins` pairs with ``code`` (None for a joker)."""
+    return next((c for c in STANDARD_DECK if suit_twins(c, code)), None)
 
 
 def _grey_patch(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
@@ -209,7 +202,6 @@ def _grey_patch(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
     if patch.ndim == 3:
         patch = patch.mean(axis=2)
     return patch.astype(np.float32)
-
 
 
 @dataclass
@@ -718,7 +710,7 @@ class TableWatcher:
                 continue
             landed_elsewhere = {c.card for c in self.cards if c.zone not in columns}
             held = [k for k, (_, _, ev, _) in enumerate(self._pending)
-                    if ev.type == "card" and ev.zone in columns and _look_alike(ev.card, card.card)
+                    if ev.type == "card" and ev.zone in columns and suit_twins(ev.card, card.card)
                     and (ev.conf or 0.0) <= round(card.conf, 3) and ev.card not in landed_elsewhere
                     and (columns[ev.zone].last_seen(ev.card) or -math.inf) <= card.t]
             if len(held) != 1:
@@ -775,7 +767,7 @@ class TableWatcher:
         return out
 
     def _read_again(self, col: PileTracker, landed: list[CardSeen]) -> bool:
-        """Spit: a column's one new card, the look-alike of the card it showed (:func:`_look_alike`) at that card's
+        """Spit: a column's one new card, the look-alike of the card it showed (:func:`suit_twins`) at that card's
         place, where that card was seen landing nowhere since, is the same card read again (nothing lands on a
         face-up column card, ST-3). Which of the two reads was right is not told by reading it again: looks of one
         still card flip between look-alikes (rendered Spit 2p s7 2.2 s: JS on a column read JS, JC, JS, JC); the
@@ -784,7 +776,7 @@ class TableWatcher:
         (an ST-3 anomaly); played on the left pile, read 4C, and refused: no column showed 4C."""
         card = landed[-1]
         old = col.top_before(card.card)
-        if len(landed) != 1 or old is None or not _look_alike(old, card.card):
+        if len(landed) != 1 or old is None or not suit_twins(old, card.card):
             return False
         line = self._line_of(col.zone.name, old)
         if line is None or float(box_ious([line.box], [card.box])[0, 0]) < SAME_CARD_IOU:
@@ -832,7 +824,7 @@ class TableWatcher:
         found = []
         for col in columns:
             top = col.top
-            if top is None or not _look_alike(top, card.card) or top in landed_elsewhere \
+            if top is None or not suit_twins(top, card.card) or top in landed_elsewhere \
                     or (col.zone.name, top) in held or (col.last_seen(top) or -math.inf) > card.t:
                 continue
             line = self._line_of(col.zone.name, top)
@@ -864,7 +856,7 @@ class TableWatcher:
                       and card.t - TURN_UP_READ_S <= read[0] < card.t
                       and not (col.top is not None and (col.last_seen(col.top) or -1.0) > read[0])]
             # (read once half under the hand, it may have been read as its look-alike)
-            reads = [r for r in window if r[2] == card.card] or [r for r in window if _look_alike(r[2], card.card)]
+            reads = [r for r in window if r[2] == card.card] or [r for r in window if suit_twins(r[2], card.card)]
             if not reads:
                 continue
             (t_read, frame, box), col, read_as = min(reads, key=lambda r: r[0][0])
