@@ -1110,3 +1110,26 @@ def test_an_arm_resting_over_a_pile_unboxed_hides_it_and_does_not_take_it(bare_m
             cards.append((i, s.card))
     # laid at look 5; under the arm (looks 8-13) still there; taken (looks 17-22); laid again from look 23
     assert cards == ([(6, "7H"), (24, "7H")] if bare_middle else [(6, "7H"), (15, "7H"), (24, "7H")])
+
+
+@pytest.mark.parametrize(("one_by_one", "want"), [(True, ["9H"]), (False, ["10H", "9H"])])
+def test_a_spit_column_card_read_two_ways_as_it_is_turned_up_is_one_card(one_by_one: bool, want: list[str]) -> None:
+    """ST-3: a column takes one card at a time, turned up by its owner, and nothing lands on a face-up column card.
+    Read 10H twice as the hand turning it leaves (its box growing: still moving, not confirmed), then 9H surely at the
+    same place, it is one card, the 9H: not a 10H covered by a 9H (rendered held-out Spit 2p s7 4.37 s; the referee
+    kept the 10H there). A centre pile (not ``one_by_one``) takes both."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, min_conf=0.5, carried=0.06, races=True,
+                     one_by_one=one_by_one)
+    seen = []
+    for i in range(8):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        d = dets(("back", 0.9, (160.0, 150.0, 240.0, 260.0)))
+        if i in (2, 3):
+            img[150:245 + 13 * (i - 2), 160:240] = 240
+            d = dets(("10H", 0.64, (160.0, 150.0, 240.0, 245.0 + 13 * (i - 2))))
+        if i >= 4:
+            img[150:260, 160:240] = 230
+            img[190:220, 185:215] = 30
+            d = dets(("9H", 0.9, (160.0, 150.0, 240.0, 260.0)))
+        seen += [c.card for c in _look(tr, i, img, d)]
+    assert seen == want

@@ -317,6 +317,11 @@ class PileTracker:
     removed: list = field(default_factory=list)  # RemoveSeen, for the caller to collect
     emptied: list = field(default_factory=list)  # (top, t): the pile seen taken at t with that top, for the caller
     races: bool = False  # two new cards at two places may be confirmed together (Speed and Spit races)
+    #: cards come here one at a time, from one hand, and none lands on a face-up one (a Spit column, ST-3): two codes
+    #: confirmed in one look are one card read two ways, never a race nor a card covered by another (rendered
+    #: held-out Spit 2p s7 4.37 s: A's 9H turned up on column 2, read 10H at 0.64 twice as the hand left it, then 9H
+    #: at 0.9; the 10H was confirmed under the 9H, and the referee kept it there: "the ten goes on the jack")
+    one_by_one: bool = False
     emptied_is_removal: bool = False  # a zone seen empty lost its card into a hand (``remove``), not to a take
     _empty_since: tuple[float, int] | None = None
     also: list = field(default_factory=list)  # cards confirmed with (and under) the one update returned
@@ -620,7 +625,7 @@ class PileTracker:
             self._recent_all.clear()
             return revealed
         found = [best]
-        if self.races:  # two cards landed on the pile within a look or two (a race): both are cards
+        if self.races and not self.one_by_one:  # two cards landed on the pile within a look or two (a race)
             found += [(c2, n2, b2) for c2, n2, b2 in new if n2 != n
                       and sum(n2 in r for r in self._recent_all) >= self.confirm]
         self._recent_all.clear()
@@ -871,7 +876,9 @@ class PileTracker:
         """Cards that lay on the pile, read in two looks in a row at one place (or once surely, :attr:`lay_once`) but
         never confirmed (a hand over them, a misread between), first read before ``code``, which is now confirmed on
         top of them: they were played before it (Speed, Spit: the next card lands a few tenths of a second later).
-        (code, (conf, box)), oldest first."""
+        (code, (conf, box)), oldest first. None where cards come one by one (:attr:`one_by_one`)."""
+        if self.one_by_one:
+            return []
         t_code = self._first_read.get(code, float("inf"))
         return sorted(((k, b) for k, b in self._settled.items() if k not in landing and k not in self.history
                        and self._first_read.get(k, float("inf")) < t_code and not self._read_two_ways(k)),
