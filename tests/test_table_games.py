@@ -655,6 +655,8 @@ def test_a_spit_column_card_read_as_its_look_alike_is_renamed_by_a_surer_read_wh
         return sorted((e.zone, e.card) for _, _, e, _ in w._pending)
 
     w = watcher(("col:B:3", "KS", 0.781), ("col:B:2", "JH", 0.9))
+    w._column_top_misread([CardSeen(11.113, "right", "KC", 0.9, 334, (658.0, 306.0, 760.0, 421.0), 11.2, covered=True)])
+    assert sorted((e.zone, e.card) for _, _, e, _ in w._pending) == [("col:B:2", "JH"), ("col:B:3", "KS")]
     assert play_kc(w) == [("col:B:2", "JH"), ("col:B:3", "KC")]
     col = next(tr for tr in w.trackers if tr.zone.name == "col:B:3")
     assert col.stack == ["KC"] and "KC" in col.history and "KS" not in col.history
@@ -1427,8 +1429,8 @@ def test_a_spit_column_card_read_as_its_look_alike_is_corrected_where_it_lands_a
     read its card at its place after the card landed (it never left), nor where the column's read was surer, nor
     for a card logged on a column before (it came from there: held-out s5's AD, its column seen bare first)."""
 
-    def play_kc(conf: float = 0.9, seen_after: bool = False, from_column: bool = False, spat: bool = False
-                ) -> list[Event]:
+    def play_kc(conf: float = 0.9, seen_after: bool = False, from_column: bool = False, spat: bool = False,
+                covered_by: str | None = None) -> list[Event]:
         w = TableWatcher(make_script("spit", 2, 12, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
         col = next(tr for tr in w.trackers if tr.zone.name == "col:B:3")
         col.history.add("KS")
@@ -1444,7 +1446,11 @@ def test_a_spit_column_card_read_as_its_look_alike_is_corrected_where_it_lands_a
         if not spat:
             w._spit_due.clear()  # (the piles started long ago: a card landing is a play, no spit card)
         right = next(tr for tr in w.trackers if tr.zone.name == "right")
-        w._landed(right, [CardSeen(11.113, "right", "KC", conf, 334, (658.0, 306.0, 760.0, 421.0), 11.2)])
+        landed = [CardSeen(11.113, "right", "KC", conf, 334, (658.0, 306.0, 760.0, 421.0), 11.2,
+                           covered=covered_by is not None)]
+        if covered_by is not None:  # (KC only read as it came in, under the card confirmed on it)
+            landed.append(CardSeen(11.2, "right", covered_by, 0.9, 336, (660.0, 306.0, 762.0, 421.0), 11.27))
+        w._landed(right, landed)
         return [e for _, _, e, _ in sorted(w._pending)]
 
     lines = play_kc()
@@ -1454,6 +1460,8 @@ def test_a_spit_column_card_read_as_its_look_alike_is_corrected_where_it_lands_a
     assert [(e.zone, e.card) for e in play_kc(seen_after=True)] == [("right", "KC")]
     assert [(e.zone, e.card) for e in play_kc(from_column=True)] == [("right", "KC")]
     assert [(e.zone, e.card) for e in play_kc(spat=True)] == [("right", "KC")]  # (a spit card: from no column)
+    # a KC confirmed only as covered by the next card may be that card misread in flight: it renames no column
+    assert [(e.zone, e.card) for e in play_kc(covered_by="QD")] == [("right", "KC"), ("right", "QD")]
 
 
 def test_a_card_turned_up_on_a_spit_column_that_the_other_players_column_shows_is_its_look_alike() -> None:

@@ -707,8 +707,8 @@ class TableWatcher:
         2p s5 3.19 s: 6S on the right pile, while column B4's 6C, read 6C at 0.76 and then 0.87, lay still)."""
         columns = {col.zone.name: col for col in self._columns()}
         for card in landed:
-            if any(card.card in col.stack for col in columns.values()):
-                continue
+            if card.covered or any(card.card in col.stack for col in columns.values()):
+                continue  # (a covered card, never read lying there alone, says nothing of a column: see below)
             landed_elsewhere = {c.card for c in self.cards if c.zone not in columns}
             held = [k for k, (_, _, ev, _) in enumerate(self._pending)
                     if ev.type == "card" and ev.zone in columns and suit_twins(ev.card, card.card)
@@ -815,7 +815,14 @@ class TableWatcher:
         else the referee refuses the play (no column shows it) and keeps the look-alike on the column (rendered Spit
         2p s12 10.4 s: B's KC turned up on column 3, read KS at 0.9; played on the right pile at 11.1 s, read KC at
         0.9: refused, and at 14.1 s "Not stuck, B: the king goes on the ace" where both were stuck). Spit's plays
-        are ruled on ranks, which look-alikes share. Not a spit card due (the caller says: from no column)."""
+        are ruled on ranks, which look-alikes share. Not a spit card due (the caller says: from no column), nor a card
+        confirmed only as covered by the next (``CardSeen.covered``): read while it came in and never alone on the pile,
+        it may be the next card misread in flight (rendered held-out Spit 2p s7 4.7 s: A's JS, carried face up onto the
+        left pile, read JH as it slowed down there and JS once down; the JH, taken for a card JS covered, renamed B's
+        column 4 JD a JH played, and the referee, seeing that column's face-down card to turn up, ruled "Not stuck"
+        where both were stuck, refused the spit cards and judged every later play against the old tops)."""
+        if card.covered:
+            return
         columns = self._columns()
         if any(card.card in col.stack for col in columns) or any(
                 c.card == card.card and c.zone.startswith("col:") for c in self.cards):
