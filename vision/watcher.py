@@ -708,7 +708,8 @@ class TableWatcher:
         columns = {col.zone.name: col for col in self._columns()}
         for card in landed:
             if card.covered or any(card.card in col.stack for col in columns.values()):
-                continue  # (a covered card, never read lying there alone, says nothing of a column: see below)
+                continue  # (a covered card, never read lying there alone, says nothing of a column: see
+                # :meth:`_column_top_read_wrong`)
             landed_elsewhere = {c.card for c in self.cards if c.zone not in columns}
             held = [k for k, (_, _, ev, _) in enumerate(self._pending)
                     if ev.type == "card" and ev.zone in columns and suit_twins(ev.card, card.card)
