@@ -811,13 +811,36 @@ def test_a_weak_read_of_a_box_straddling_two_row_cards_is_not_a_card() -> None:
     name something weakly there (rendered Pai Jie 4p s12 13.7 s: a box over 6C and 7C read 3C 0.53, "a 3C laid",
     "Illegal: that is not a single..."). A read under STRADDLE_READ of a card not on the row, over the places of two
     row cards, is no card; one beyond the row's end, or read surely, is."""
-    c6, c7 = ("6C", 0.9, (110.0, 150.0, 190.0, 260.0)), ("7C", 0.9, (160.0, 150.0, 240.0, 260.0))
-    straddle, sure = ("3C", 0.53, (135.0, 150.0, 215.0, 260.0)), ("3C", 0.9, (135.0, 150.0, 215.0, 260.0))
-    beyond = ("8C", 0.53, (210.0, 150.0, 290.0, 260.0))
-    for read, stack in ((straddle, ["6C", "7C"]), (sure, ["6C", "7C", "3C"]), (beyond, ["6C", "7C", "8C"])):
+    c6, c9 = ("6C", 0.9, (110.0, 150.0, 190.0, 260.0)), ("9C", 0.9, (160.0, 150.0, 240.0, 260.0))
+    straddle, sure = ("8C", 0.53, (135.0, 150.0, 215.0, 260.0)), ("8C", 0.9, (135.0, 150.0, 215.0, 260.0))
+    beyond = ("10C", 0.53, (210.0, 150.0, 290.0, 260.0))
+    for read, stack in ((straddle, ["6C", "9C"]), (sure, ["6C", "9C", "8C"]), (beyond, ["6C", "9C", "10C"])):
         tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True, min_conf=0.25)
-        _feed_looks(tr, [((c6,), (c6,))] * 3 + [((c6, c7), (c6, c7))] * 3 + [((c6, c7, read), (c6, c7, read))] * 6)
+        _feed_looks(tr, [((c6,), (c6,))] * 3 + [((c6, c9), (c6, c9))] * 3 + [((c6, c9, read), (c6, c9, read))] * 6)
         assert tr.stack == stack and tr.removed == [], (read, tr.stack)
+
+
+@pytest.mark.parametrize("mirrored", [False, True])
+def test_a_read_on_a_row_where_its_rank_cannot_lie_is_not_a_card(mirrored: bool) -> None:
+    """PJ-3: a suit row runs in rank order, each card at its rank's place. A read of a card not on the row on the
+    wrong side of a row card for that order is no card laid (rendered Pai Jie 2p s238 14.5 s: 6S half under a hand and
+    a card back read 3S 0.66 right of 5S, "a 3S laid", and B's four twos ruled an illegal play). The same read where
+    its rank lies, left of 5S, is a card; the order is the one the row's cards lie in (A..K either way), and a row of
+    one card has none yet."""
+    def at(code: str, conf: float, x0: float) -> tuple[str, float, tuple[float, float, float, float]]:
+        x = 400.0 - x0 - 80.0 if mirrored else x0  # (the row laid K..A left to right: mirrored about x = 200)
+        return code, conf, (x, 150.0, x + 80.0, 260.0)
+
+    s5, s6, s8 = at("5S", 0.9, 120.0), at("6S", 0.9, 160.0), at("8S", 0.9, 215.0)
+    wrong, right = at("3S", 0.66, 150.0), at("3S", 0.66, 70.0)
+    for row, read, stack in (((s5, s6, s8), wrong, ["5S", "6S", "8S"]),
+                             ((s5, s6, s8), right, ["5S", "6S", "8S", "3S"]),
+                             ((s6,), wrong, ["6S", "3S"])):
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True, min_conf=0.25)
+        looks = [((c,), (c,)) for c in row for _ in range(3)]
+        looks = [(row[:k // 3 + 1], row[:k // 3 + 1]) for k, _ in enumerate(looks)]
+        _feed_looks(tr, looks + [((*row, read), (*row, read))] * 6)
+        assert tr.stack == stack and tr.removed == [], (row, read, tr.stack)
 
 
 def test_a_pai_jie_card_read_once_surely_and_covered_by_the_next_of_a_straight_lay_on_the_row() -> None:

@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Zone
-from engine.cards import JOKERS, rank, suit
+from engine.cards import JOKERS, RANK_VALUE, rank, suit
 from models.detector import Detections, box_ious
 
 FACE_EXCLUDE = frozenset({"back", "hand"})
@@ -224,6 +224,13 @@ COURTS = ("J", "Q", "K")
 #: 6C and 7C read 3C 0.53, "a 3C laid")
 STRADDLE_READ = 0.6
 STRADDLE_SHARE = 0.35
+#: ... and a read of a card not on the row whose middle lies on the wrong side of a row card's middle, by more than
+#: this share of the row card's width, for the row's rank order (the order its own cards lie in, A..K one way or the
+#: other), is no card laid there: a row runs in rank order, each card at its rank's place (rendered Pai Jie 2p s238
+#: 14.5 s: 6S half under a hand and a card back read 3S 0.66, right of 5S, "a 3S laid")
+ROW_ORDER_SLACK = 0.15
+#: (where a row card lies: the median of its latest boxes read; its smallest one may be a strip of it)
+ROW_BOXES_KEPT = 15
 
 
 def suit_twins(a: str, b: str) -> bool:
@@ -365,6 +372,7 @@ class PileTracker:
     #: :meth:`_hidden_in_row`
     row: bool = False
     _place: dict = field(default_factory=dict)  # code -> its smallest box read (the card alone, not boxed with another)
+    _boxes_read: dict = field(default_factory=dict)  # a row's code -> its latest boxes read (ROW_BOXES_KEPT)
     #: with ``row``: whether a card the detector did not box this look still lies at its place (code, the place in
     #: frame pixels), asked of whoever can read the table there (the watcher, with the deck's pictures); None: unknown
     still_lies: Callable[[str, tuple[float, float, float, float]], bool] | None = None
@@ -565,6 +573,8 @@ class PileTracker:
             self._last_seen[n] = t
             if n not in self._place or _area(b) < _area(self._place[n]):
                 self._place[n] = tuple(float(v) for v in b)
+            if self.row:
+                self._boxes_read.setdefault(n, deque(maxlen=ROW_BOXES_KEPT)).append(tuple(float(v) for v in b))
         for _, n, b in new:  # a look with a hand over the card's middle is no clean view of it to date it by
             if n not in self._first_read:
                 self._first_read[n] = t
@@ -812,6 +822,8 @@ class PileTracker:
             if n not in self.stack and c < STRADDLE_READ and sum(
                     _cover(b, p) >= STRADDLE_SHARE * _area(b) for k, p in self._place.items() if k in self.stack) >= 2:
                 continue  # (a box straddling two row cards)
+            if n not in self.stack and self._out_of_row_order(n, b):
+                continue  # (a card read where its rank cannot lie)
             if n not in self.stack:
                 k = next((k for k in self.stack if k not in read and k in self._place and _looks_like(k, n)
                           and float(box_ious([b], [self._place[k]])[0, 0]) >= SAME_PLACE_IOU), None)
@@ -820,6 +832,47 @@ class PileTracker:
                     read.add(k)
             out.append((c, n, b))
         return out
+
+    def _out_of_row_order(self, code: str, box: Any) -> bool:
+        """Whether ``code`` read at ``box`` lies on the wrong side of a row card for the row's rank order
+        (:meth:`ranks_fitting`)."""
+        if code in JOKERS or rank(code) is None:
+            return False
+        fitting = self.ranks_fitting(box)
+        return fitting is not None and RANK_VALUE[rank(code)] not in fitting
+
+    def ranks_fitting(self, box: Any) -> set[int] | None:
+        """A row: the rank values (A=1..K=13) a card at ``box`` (frame pixels) may have, on the right side of every
+        row card of another rank for the row's rank order (:data:`ROW_ORDER_SLACK`). The order is the one the row's
+        own cards lie in along the frame's x or y, whichever they spread along more; with fewer than two of them, or
+        where they lie out of order themselves (a row laid carelessly), none is known: None, any rank."""
+        axis = self._row_axis()
+        if axis is None:
+            return None
+        cards, (name, sign) = axis
+        k = 0 if name == "x" else 1
+        mid = (float(box[k]) + float(box[k + 2])) / 2
+        return {r for r in RANK_VALUE.values()
+                if not any(rk != r and (mid - at) * (r - rk) * sign < 0 and abs(mid - at) > ROW_ORDER_SLACK * size
+                           for rk, at, size in cards)}
+
+    def _row_axis(self) -> tuple[list[tuple[int, float, float]], tuple[str, int]] | None:
+        """The row's cards as (rank value, middle along the row, width along it: the median of its latest boxes
+        read) and the row's direction (axis, +1 where ranks grow along it, -1 where they fall), if its cards lie in
+        one rank order; else None."""
+        known = [(k, np.median(np.array(self._boxes_read[k]), axis=0)) for k in self.stack
+                 if self._boxes_read.get(k) and k not in JOKERS and rank(k)]
+        if len({rank(k) for k, _ in known}) < 2:
+            return None
+        xs = [(float(p[0]) + float(p[2])) / 2 for _, p in known]
+        ys = [(float(p[1]) + float(p[3])) / 2 for _, p in known]
+        k = 0 if max(xs) - min(xs) >= max(ys) - min(ys) else 1
+        cards = [(RANK_VALUE[rank(c)], (xs if k == 0 else ys)[i], float(p[k + 2]) - float(p[k]))
+                 for i, (c, p) in enumerate(known)]
+        signs = {(a[0] - b[0]) * (a[1] - b[1]) > 0 for a in cards for b in cards if a[0] != b[0]}
+        if len(signs) != 1:
+            return None
+        return cards, ("x" if k == 0 else "y", 1 if signs.pop() else -1)
 
     def _still_in_row(self, seen: set[str]) -> set[str]:
         """A row of cards with :attr:`still_lies`: the row's cards not ``seen`` this look that still lie at their
