@@ -1054,6 +1054,56 @@ def test_the_arm_drawing_back_from_a_card_laid_it_not_a_still_card_on_another_pl
     assert w.arms.who(box, 1.3, 1.44) == "B"
 
 
+def test_a_card_no_arm_in_view_laid_at_the_frames_edge_is_the_unseen_players() -> None:
+    """PJ-3 (who played): a card laid at the frame's edge on a player's side, that player's arm gone past the edge
+    before the card shows: no arm in view covers a strip, and the strip towards that player lies outside the frame
+    (rendered Pai Jie 2p s12 2.5 s: B's RJ on the jokers' place, given to nobody, then taken as part of A's joker play:
+    "Illegal"). The one player the camera cannot see there laid it; where another's arm was over its strip, nobody
+    is named, and a card in the middle of the table (every strip in view) with no arm over it names nobody."""
+    sc = make_script("paijie", 2, 3, 5.0)
+    w = TableWatcher(sc.layout, "paijie", _Model(), 30.0)
+    x0, y0, x1, y1 = _middle_box(sc.layout.zones["center"])
+    box = (x0, 2.0, x1, 2.0 + (y1 - y0))  # (at the frame's top edge, B's side)
+    card = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+    seat = _seat(w, "A")
+    for a_arm, want in ((False, "B"), (True, None)):
+        w.arms = type(w.arms)(w.layout, 30.0)
+
+        def draw(img: np.ndarray, t: float, a_arm: bool = a_arm) -> None:
+            if a_arm and 1.0 <= t < 1.5:  # A's arm over the far end of the strip towards A, too little to be its
+                cv2.line(img, tuple(int(v) for v in card + 0.35 * (seat - card)), tuple(int(v) for v in seat),
+                         (60, 90, 160), 70)
+
+        _film_arms(w, 50, draw)
+        assert w.arms.who(box, 1.2, 1.34) == want, a_arm
+    w.arms = type(w.arms)(w.layout, 30.0)
+    _film_arms(w, 50, lambda img, t: None)
+    _, middle, _ = _card_on_a_row(2, "row:H")
+    assert w.arms.who(box, 1.2, 1.34) == "B" and w.arms.who(middle, 1.2, 1.34) is None
+
+
+def test_the_look_at_the_start_of_a_cards_window_counts_however_its_time_was_rounded() -> None:
+    """PJ-3 (who played): the window around a card's landing starts a set time before it; a look at that very time
+    is in it, whatever the rounding of the card's time (rendered Pai Jie 2p s11 9.17 s: A's 7S, B's hand coming in
+    over it the frame after; the window's first frame left out as 9.1667 - 0.1 fell a hair above 275/30, B's arm
+    seemed only to draw back and was given the card)."""
+    w, box, card = _card_on_a_row(2, "row:S")
+    seat = {p: _seat(w, p) for p in ("A", "B")}
+
+    def arms(img: np.ndarray, t: float) -> None:
+        if 0.9 <= t < 1.5:  # A's arm resting over its strip
+            cv2.line(img, tuple(int(v) for v in card + 0.35 * (seat["A"] - card)), tuple(int(v) for v in seat["A"]),
+                     (60, 90, 160), 70)
+        if t >= 1.245:  # B's hand over its strip from the frame after the window's start, going on past B's seat
+            start = card + (0.3 + 5 * (t - 1.25)) * (seat["B"] - card)
+            cv2.line(img, tuple(int(v) for v in start), tuple(int(v) for v in seat["B"] + 2 * (seat["B"] - card)),
+                     (60, 90, 160), 80)
+
+    _film_arms(w, 50, arms)
+    t0 = 37 / 30 + 1e-12  # (the window's start a hair after the frame at 37/30, as 1.3333 - 0.1 may come out)
+    assert w.arms.who(box, t0, t0 + 0.14) == "A"
+
+
 class _RowLook(_Model):
     """A detector that boxes one card (``seen``, frame pixels) in whatever crop of the frame it is given."""
 

@@ -24,6 +24,8 @@ SCALE = 0.25
 #: :meth:`ArmFinder.who`: an arm covering its strip (on average over the landing) is the only one over the table
 #: there where every other player's strip is covered less than this
 ALONE_BELOW = 0.1
+#: ... and where less than this share of a player's strip lies inside the frame, that player's arm is out of view
+IN_FRAME_MIN = 0.5
 
 
 class ArmFinder:
@@ -68,21 +70,28 @@ class ArmFinder:
 
     def who(self, box: tuple[float, float, float, float], t0: float, t1: float, min_cover: float = 0.25,
             cards: Sequence[tuple[float, float, float, float]] = ()) -> str | None:
-        """The player whose strip from ``box`` was most covered between ``t0`` and ``t1``; None if none was, or
-        two were about equally. ``cards``: boxes (frame pixels) of cards laid lately elsewhere, left out of the
+        """The player whose strip from ``box`` was most covered between ``t0`` and ``t1`` (frame times, each taken
+        as the frame nearest it); None if none was, or two were about equally, unless one player's strip lies out of
+        the frame (:data:`IN_FRAME_MIN`) and no arm in view came near the card: that player, unseen, laid it.
+        ``cards``: boxes (frame pixels) of cards laid lately elsewhere, left out of the
         strips: a card laid a second ago is not yet part of the background, and still, it covers a strip as an arm
         at rest would (rendered Pai Jie 2p s12 3.9 s: A's 7S, the strip to B's seat across the joker B laid 1.4 s
         before, 0.60 at every look, against A's arm 0.58 -> 0.63: a tie, the card given to nobody)."""
-        looks = [m for t, m in self.masks if t0 <= t <= t1]
+        # (the window's ends are frame times give or take a rounding: a frame half a frame from an end is in it)
+        slack = 0.5 / self.fps
+        looks = [m for t, m in self.masks if t0 - slack <= t <= t1 + slack]
         if not looks:
             return None
         h, w = looks[0].shape
         best: list[tuple[float, str]] = []
         mean: dict[str, float] = {}
         peak: dict[str, float] = {}
+        unseen: list[str] = []  # players whose strip lies mostly outside the frame
         for p in self.shoulders:
             xs, ys = self._strip(box, p)
             ok = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+            if ok.mean() < IN_FRAME_MIN:
+                unseen.append(p)
             for x0, y0, x1, y1 in cards:  # (the strip's points on a card lately laid: see ``cards``)
                 ok &= ~((xs >= x0 * SCALE) & (xs <= x1 * SCALE) & (ys >= y0 * SCALE) & (ys <= y1 * SCALE))
             if not ok.any():
@@ -105,5 +114,10 @@ class ArmFinder:
         if len(alone) == 1 and all(c < ALONE_BELOW for p, c in mean.items() if p != alone[0]):
             return alone[0]
         if best[0][0] < min_cover or (len(best) > 1 and best[1][0] >= best[0][0] - 0.05):
+            # no arm in view laid it: the one player whose arm the camera cannot see there did, where every arm in
+            # view stayed off its strip (rendered Pai Jie 2p s12 2.5 s: B's RJ on the jokers' place at the frame's
+            # top edge, B's hand gone past the edge before the card was seen; A's strip 0.04 at most)
+            if len(unseen) == 1 and all(c < ALONE_BELOW for p, c in peak.items() if p != unseen[0]):
+                return unseen[0]
             return None
         return best[0][1]
