@@ -1216,6 +1216,30 @@ class _ReadByPlace(_RowLook):
         return next(((code, 0.8) for x, code in self.cards.items() if abs(middle - x) < 12), (None, 0.0))
 
 
+@pytest.mark.parametrize("right, read, kept", [("KH", "QH", True), ("KH", "9H", False), ("QH", "10H", False)])
+def test_a_card_between_two_row_boxes_whose_ranks_leave_a_gap_is_read_there(right: str, read: str, kept: bool) -> None:
+    """PJ-3: a card laid between two on a row lies under the next one's end, and the detector may box it with
+    neither, their boxes meeting over it (rendered Pai Jie 4p s5 16.2 s: B's QD between JD and KD, never boxed: B's
+    QD-KD straight was ruled a lone KD). Between two boxes whose ranks leave a gap, a card apart or more, the deck's
+    pictures read a card-sized box; a card of a rank between theirs is kept. Nothing is asked between cards of
+    neighbouring ranks, and a read of a rank outside the gap is no card."""
+    sc = make_script("paijie", 3, 3, 5.0)
+    x0, y0, y1, _, _ = _hearts_row(sc)
+    left, far = (x0 + 40, y0 + 5, x0 + 115, y1 - 5), (x0 + 130, y0 + 5, x0 + 205, y1 - 5)
+    between = (x0 + 85, y0 + 5, x0 + 160, y1 - 5)
+
+    class Gap(_ReadByPlace):
+        def items(self) -> list[tuple[str, float, tuple]]:
+            look = (self.look[0], self.look[1], self.look[0], self.look[1])
+            return [("JH", 0.9, tuple(np.subtract(left, look))), (right, 0.9, tuple(np.subtract(far, look)))]
+
+    w = TableWatcher(sc.layout, "paijie", Gap(left, {x0 + 122.5: read}), 30.0)
+    width, height = sc.layout.frame_size
+    _lay_on_bare_rows(w, np.full((height, width, 3), (40, 110, 60), np.uint8), (left, between, far))
+    assert [n for _, n in w.boxes] == ["JH", right] + ([read] if kept else [])
+    assert any(abs(m - (x0 + 122.5)) < 2 for m in w.detector.asked) == (right == "KH")
+
+
 def test_cards_laid_over_each_others_ends_that_no_box_covers_are_read_at_both_ends() -> None:
     """PJ-3: two cards laid over each other's ends on a row, neither boxed, differ from the bare row as one patch
     longer than a card (rendered Pai Jie 3p s5: 10H and JH over its end, read as one card at the patch's middle,

@@ -820,6 +820,31 @@ def test_a_weak_read_of_a_box_straddling_two_row_cards_is_not_a_card() -> None:
         assert tr.stack == stack and tr.removed == [], (read, tr.stack)
 
 
+def test_a_row_card_first_read_once_the_next_covers_its_end_is_laid_not_the_top_misread() -> None:
+    """PJ-3 / PJ-6: a card laid between two on a row lies under the next one's end, boxed with neither, and is read
+    only once the next card is laid over it (rendered Pai Jie 4p s5 16.2 s: B's QD between JD and KD). Unchanged since
+    before the top was laid, on a pile it would be the top read differently; beside the top on a row it is a card laid
+    before it, dated from when it showed as now. Read on the middle of a row card, it is that card misread."""
+    jd, qd, kd = (("JD", 0.9, (100.0, 150.0, 180.0, 260.0)), ("QD", 0.9, (145.0, 150.0, 225.0, 260.0)),
+                  ("KD", 0.9, (190.0, 150.0, 270.0, 260.0)))
+    on_kd = ("QD", 0.9, (192.0, 151.0, 271.0, 259.0))
+    for read, stack in ((qd, ["JD", "KD", "QD"]), (on_kd, ["JD", "KD"])):
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True)
+        seen = []
+        looks = [((jd,), (jd,))] * 3 + [((jd, qd), (jd,))] * 4 + [((jd, qd, kd), (jd, kd))] * 3 \
+            + [((jd, qd, kd), (jd, kd, read))] * 4
+        for i, (cards, boxes) in enumerate(looks):
+            img = np.full((480, 640, 3), 90, np.uint8)
+            for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
+                img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
+            tr.remember(i, i / 30, img)
+            s = tr.update(i, i / 30, dets(*boxes))
+            seen += [s] if s is not None else []
+        assert tr.stack == stack and tr.removed == [], (read, tr.stack)
+        if len(stack) == 3:
+            assert seen[-1].card == "QD" and seen[-1].t <= 7 / 30 + 1e-9  # (no later than KD laid over its end)
+
+
 @pytest.mark.parametrize("mirrored", [False, True])
 def test_a_read_on_a_row_where_its_rank_cannot_lie_is_not_a_card(mirrored: bool) -> None:
     """PJ-3: a suit row runs in rank order, each card at its rank's place. A read of a card not on the row on the

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from engine.cards import STANDARD_DECK, adjacent
+from engine.cards import RANK_VALUE, STANDARD_DECK, adjacent, rank
 from engine.events import Event
 from engine.verdicts import POT_GONE, piles_moved
 from models.detector import Detections, box_ious, zone_imgsz
@@ -148,6 +148,11 @@ UNBOXED_MOST = 2  # patches read a row and look at most
 #: height) where no box lies along the row: a card laid over the end of another whose box straddles both, or over the
 #: gap between two boxes (:meth:`TableWatcher._unboxed_strips`)
 UNBOXED_STRIP = 0.15
+#: two neighbouring boxes on a row whose cards' ranks leave a gap (a rank or more between them) and whose middles lie
+#: at least this many cards' widths apart have room for a card between them, hidden between their boxes: read there
+#: (:meth:`TableWatcher._row_gaps`)
+ROW_GAP = 1.1
+RANK_OF = {c: RANK_VALUE[rank(c)] for c in STANDARD_DECK}  # (jokers have none)
 #: a sound no slap seen has taken by this long after it (s: the slap detector's hold, its look for the sound) is
 #: looked for among the hands on the piles (:meth:`vision.slaps.SlapDetector.hand_for_sound`)
 UNSEEN_AFTER_S = 0.3
@@ -287,6 +292,8 @@ class TableWatcher:
         self._image: np.ndarray | None = None  # the frame being looked at
         #: :meth:`_still_lies`' answers, with the table they were given for: (code, place) -> (grey patch, answer)
         self._still_asked: dict[tuple[str, tuple[float, ...]], tuple[np.ndarray, bool]] = {}
+        #: :meth:`_row_gaps`' reads, with the table they were made on: (row, card, card) -> (grey patch, read)
+        self._gap_reads: dict[tuple[str, str, str], tuple[np.ndarray, tuple[str | None, float]]] = {}
         expect = {"spit": self._column_tops_over_centre, "paijie": self._suit_of_row}.get(self.game)
         if expect is not None and hasattr(self.detector, "expect"):  # a reader that weighs what the table shows
             self.detector.expect = expect
@@ -568,6 +575,7 @@ class TableWatcher:
                         found.append((box, conf, code))
             found += self._unboxed_strips(image, d, closed, tr, (zx0, zy0), (w, h), hands, asked,
                                           {c for _, _, c in found})
+            found += self._row_gaps(image, d, tr, (w, h), hands, found)
         return _with_reads(d, found)
 
     def _unboxed_strips(self, image: np.ndarray, d: Detections, changed: np.ndarray, tr: PileTracker,
@@ -619,6 +627,54 @@ class TableWatcher:
                 continue
             code, conf = self.detector.read_box(image, box)
             if code is not None and code not in names:
+                names.add(code)
+                out.append((box, conf, code))
+        return out
+
+    def _row_gaps(self, image: np.ndarray, d: Detections, tr: PileTracker, card: tuple[float, float],
+                  hands: list[Any], found: list[tuple[np.ndarray, float, str]]) -> list[tuple[np.ndarray, float, str]]:
+        """Cards on the row of ``tr`` hidden between two boxes: a card laid between two row cards whose ranks
+        leave a gap (a row runs in rank order), under the next one's end, that the detector boxes with neither (its
+        neighbours' boxes meet over it; rendered Pai Jie 4p s5 16.2 s: QD between JD and KD, never boxed, and B's
+        QD-KD straight was ruled a lone KD). Read at a card-sized box between the two boxes where their middles lie
+        :data:`ROW_GAP` or more of a card apart (unless a hand's box overlaps it or something moves there); kept where
+        the deck's pictures name surely a card of a rank between theirs that no box here, nor a card ``found`` by the
+        deck's pictures on the rows this look, was read as (those count as boxes too). A read stands while the table
+        there is as it was (:data:`STILL_ASKED_GREY`). ``card``: a card's box (w, h)."""
+        w, h = card
+        boxes = [*zip(d.xyxy, [str(n) for n in d.class_name], strict=True), *((b, c) for b, _, c in found)]
+        if len(boxes) < 2:
+            return []
+        on_row = tr.zone.contains(np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b, _ in boxes], np.float64))
+        faces = [(b, n) for (b, n), on in zip(boxes, on_row, strict=True) if on and n in RANK_OF]
+        if len(faces) < 2:
+            return []
+        along = 0 if np.ptp(tr.zone.polygon[:, 0]) >= np.ptp(tr.zone.polygon[:, 1]) else 1
+        size = w if along == 0 else h
+        faces.sort(key=lambda f: float(f[0][along] + f[0][along + 2]))
+        names = {n for _, n in boxes}
+        out: list[tuple[np.ndarray, float, str]] = []
+        for (b1, c1), (b2, c2) in itertools.pairwise(faces):
+            m1, m2 = (float(b1[along] + b1[along + 2]) / 2, float(b2[along] + b2[along + 2]) / 2)
+            r1, r2 = sorted((RANK_OF[c1], RANK_OF[c2]))
+            if r2 - r1 < 2 or m2 - m1 < ROW_GAP * size:
+                continue
+            centre = (m1 + m2) / 2
+            across = float(b1[1 - along] + b1[3 - along] + b2[1 - along] + b2[3 - along]) / 4
+            cx, cy = (centre, across) if along == 0 else (across, centre)
+            box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], np.float32)
+            if _under_hand(box, hands) or tr.moving(box):
+                continue
+            key = (tr.zone.name, c1, c2)  # (the gap between these two cards)
+            patch = _grey_patch(image, box)
+            known = self._gap_reads.get(key)
+            if known is not None and patch.shape == known[0].shape and patch.size \
+                    and float(np.abs(patch - known[0]).mean()) <= STILL_ASKED_GREY:
+                code, conf = known[1]
+            else:
+                code, conf = self.detector.read_box(image, box)
+                self._gap_reads[key] = (patch, (code, conf))
+            if code is not None and code not in names and r1 < RANK_OF.get(code, 0) < r2:
                 names.add(code)
                 out.append((box, conf, code))
         return out
