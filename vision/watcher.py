@@ -153,6 +153,7 @@ UNBOXED_STRIP = 0.15
 #: (:meth:`TableWatcher._row_gaps`)
 ROW_GAP = 1.1
 RANK_OF = {c: RANK_VALUE[rank(c)] for c in STANDARD_DECK}  # (jokers have none)
+GAP_VIEW = (16, 20)  # (w, h) px: the view of a gap a read there was made for
 #: a sound no slap seen has taken by this long after it (s: the slap detector's hold, its look for the sound) is
 #: looked for among the hands on the piles (:meth:`vision.slaps.SlapDetector.hand_for_sound`)
 UNSEEN_AFTER_S = 0.3
@@ -667,9 +668,12 @@ class TableWatcher:
                 continue
             key = (tr.zone.name, c1, c2)  # (the gap between these two cards)
             patch = _grey_patch(image, box)
+            if not patch.size:
+                continue
+            # (at a fixed small size: the box moves a pixel or two with its neighbours' boxes, look to look)
+            patch = cv2.resize(patch, GAP_VIEW, interpolation=cv2.INTER_AREA)
             known = self._gap_reads.get(key)
-            if known is not None and patch.shape == known[0].shape and patch.size \
-                    and float(np.abs(patch - known[0]).mean()) <= STILL_ASKED_GREY:
+            if known is not None and float(np.abs(patch - known[0]).mean()) <= STILL_ASKED_GREY:
                 code, conf = known[1]
             else:
                 code, conf = self.detector.read_box(image, box)
