@@ -675,10 +675,10 @@ class PileTracker:
             # lies where the one before it lay)
             unchanged = before is not None and self._frames and t_first <= max(before, self._frames[0][1]) + 1e-9
             # (along a row a card laid before the top lies beside it, its end under the top's: only a read on the
-            # middle of a row card is that card read differently. Rendered Pai Jie 4p s5 16.2 s: QD between JD and
-            # KD, read only once KD was laid over its end, was taken for KD misread)
+            # middle of a card confirmed on the row, there still or not, is that card read differently. Rendered Pai
+            # Jie 4p s5 16.2 s: QD between JD and KD, read only once KD was laid over its end, was taken for KD misread)
             unchanged = unchanged and not (self.row and not any(
-                _centre_on_middle(bx, self._place[c]) for c in self.stack if c in self._place))
+                _centre_on_middle(bx, self._place[c]) for c in self._seen_at if c in self._place and c != nx))
             top_box = self._box_at.get(self.top) if self.races and self.removals and self.top is not None else None
             at_top = top_box is not None and 0.0 < _box_shift(top_box, bx) <= SAME_PLACE
             part_of_top = self._part_of_top(cx, bx, inside)
