@@ -180,6 +180,24 @@ def test_one_card_laid_nearly_where_the_old_top_lay_is_one_card_not_two(seed: in
     assert len(cards) == 1, [(c.centre, c.angle, round(c.shown, 2), round(c.rim_changed, 2)) for c in cards]
 
 
+@pytest.mark.parametrize(("seed", "light"), [(0, False), (1, False), (1, True), (2, False)])
+def test_a_card_under_the_batch_none_of_which_changed_is_the_piles(seed: int, light: bool, monkeypatch) -> None:
+    """CH-2: one back laid over the first of the last batch's two: the second's strip beside it did not change at all
+    (inside or rim), so it lay there before and is the pile's, not a second card of this batch, even where its outline
+    looked fainter in the look before (made so here; rendered Cheat 3p s7 2.83 s: B's one card on A's two, A's strip
+    0.02 new, 0.24 of its rim, its outline 0.77 as sharp before: counted two, a count mismatch on a claim of one)."""
+    import vision.fan as fan
+
+    monkeypatch.setattr(fan, "_outline_before", lambda *args: 0.0)
+    _, back, frame, view, crop, _ = squared_pile(seed, light)
+    lay_back(frame, back, (-14.0, 0.0), -3.0)  # the last batch: two cards, a strip apart
+    lay_back(frame, back, (12.0, 0.0), 3.0)
+    before = grey(frame, crop)
+    lay_back(frame, back, (-12.0, 2.0), -4.0)  # this batch: one card, over the first of them
+    cards = fit_cards(grey(frame, crop), view, before)
+    assert len(cards) == 1 and abs(cards[0].centre[0] + 12.0) < 4.0, [(c.centre, c.angle) for c in cards]
+
+
 def test_a_pile_that_did_not_change_has_no_new_batch() -> None:
     """Nothing laid since the look before: no card of the pile is new."""
     rng = np.random.default_rng(3)

@@ -50,7 +50,7 @@ MIN_RIM_CHANGED = 0.5
 #: end card shows a whole outline too, but its neighbour's edge runs through it
 CROSSED_WEIGHT = 0.3
 # a card below the one above it is taken while...
-NEXT_WITHIN = 30.0  # ... it is turned at most this much (degrees) from the card above
+NEXT_WITHIN = 12.0  # ... it is turned at most this much (degrees) from the card above
 NEXT_MM = 40.0  # ... its centre is at most this far from that card's (a fan shows a strip of each card)
 MIN_EDGE_RATIO = 0.8  # ... its visible outline is this sharp relative to the top card's
 MIN_SHOWN = 0.2  # ... this fraction of its inside shows (rendered fans' strips 0.21-0.34, the pile squared under
@@ -84,7 +84,10 @@ BETWEEN_EDGE_RATIO = 1.0
 #: 0.49 of its rim new: counted two). Of 116 settled batches of more than one card fitted on 18 rendered games, 8
 #: were over-counted by one: their second cards' outlines had been there 0.64-1.11 as sharp, 0.0-0.55 of their rims
 #: new; the right counts' 0.02-1.8 and 0.46-0.97, those from 0.9 as sharp 0.54-0.77 new. A batch's lower card laid
-#: where the old top lay can look so too (2p s11 12.13 s: 1.00 as sharp, 0.54 new)
+#: where the old top lay can look so too (2p s11 12.13 s: 1.00 as sharp, 0.54 new). So is one of whose inside less
+#: than MIN_CHANGED changed, its rim as above: it lay there before (rendered Cheat 3p s7 2.83 s: B's one card on A's
+#: two, the strip of A's top 0.02 new, 0.24 of its rim, its outline sharper now, counted two; the batches' lower cards
+#: of 18 games: 0.42-1.0 new). Not for backs printed to their edges: one laid on another looks as before, rim and all
 OLD_OUTLINE = 0.9
 
 
@@ -391,8 +394,9 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
         rim_new = _at(changed_here, long_k + short_k, x, y) / max(outline_at, 1.0)
         centre = (float(view.mm0[0] + x / PX_PER_MM), float(view.mm0[1] + y / PX_PER_MM))
         pose = CardPose(centre, angle, shown, new, edge, rim_new)
-        if cards and was is not None and rim_new < MIN_RIM_CHANGED and \
-                _outline_before(spectra, was, visible, visible_f, angle, x, y) >= OLD_OUTLINE * edge:
+        unchanged = seams is None and new < MIN_CHANGED  # (see OLD_OUTLINE)
+        if cards and was is not None and rim_new < MIN_RIM_CHANGED and (unchanged or _outline_before(
+                spectra, was, visible, visible_f, angle, x, y) >= OLD_OUTLINE * edge):
             break  # (the pile's: the cards under it are older still)
         sliver = (edge >= SLIVER_EDGE_RATIO * top_edge and rim_new >= SLIVER_RIM_CHANGED) or (
             bare and edge >= SLIVER_BARE_EDGE_RATIO * top_edge and rim_new >= SLIVER_BARE_RIM_CHANGED)
