@@ -23,15 +23,18 @@ def dets(*items: tuple[str, float, tuple[float, float, float, float]]) -> Detect
                       np.array(names))
 
 
-def _feed_looks(tr: PileTracker, looks: list[tuple[tuple, tuple]]) -> None:
+def _feed_looks(tr: PileTracker, looks: list[tuple[tuple, tuple]]) -> list:
     """One look a frame for each (the cards lying on the table, what the detector sees): each card painted a shade
-    darker than the one it was laid after."""
+    darker than the one it was laid after. The cards confirmed, in order."""
+    confirmed = []
     for i, (cards, seen) in enumerate(looks):
         img = np.full((480, 640, 3), 90, np.uint8)
         for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
             img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
         tr.remember(i, i / 30, img)
-        tr.update(i, i / 30, dets(*seen))
+        s = tr.update(i, i / 30, dets(*seen))
+        confirmed += [s] if s is not None else []
+    return confirmed
 
 
 def _look(tr: PileTracker, i: int, img: np.ndarray, d: Detections) -> list:
@@ -830,16 +833,8 @@ def test_a_row_card_first_read_once_the_next_covers_its_end_is_laid_not_the_top_
     on_kd = ("QD", 0.9, (192.0, 151.0, 271.0, 259.0))
     for read, stack in ((qd, ["JD", "KD", "QD"]), (on_kd, ["JD", "KD"])):
         tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True)
-        seen = []
-        looks = [((jd,), (jd,))] * 3 + [((jd, qd), (jd,))] * 4 + [((jd, qd, kd), (jd, kd))] * 3 \
-            + [((jd, qd, kd), (jd, kd, read))] * 4
-        for i, (cards, boxes) in enumerate(looks):
-            img = np.full((480, 640, 3), 90, np.uint8)
-            for k, (_, _, (x0, y0, x1, y1)) in enumerate(cards):
-                img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
-            tr.remember(i, i / 30, img)
-            s = tr.update(i, i / 30, dets(*boxes))
-            seen += [s] if s is not None else []
+        seen = _feed_looks(tr, [((jd,), (jd,))] * 3 + [((jd, qd), (jd,))] * 4 + [((jd, qd, kd), (jd, kd))] * 3
+                           + [((jd, qd, kd), (jd, kd, read))] * 4)
         assert tr.stack == stack and tr.removed == [], (read, tr.stack)
         if len(stack) == 3:
             assert seen[-1].card == "QD" and seen[-1].t <= 7 / 30 + 1e-9  # (no later than KD laid over its end)
