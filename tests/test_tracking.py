@@ -840,6 +840,19 @@ def test_a_row_card_first_read_once_the_next_covers_its_end_is_laid_not_the_top_
             assert seen[-1].card == "QD" and seen[-1].t <= 7 / 30 + 1e-9  # (no later than KD laid over its end)
 
 
+def test_a_read_of_another_suit_on_a_suit_row_is_not_a_card() -> None:
+    """PJ-3: cards are played into one row per suit; a read of a card of another suit on a suit's row is a misread or
+    a card carried over it (rendered Pai Jie 4p s238 11.9 s: 7H read 7D 0.69 on the hearts row, "a 7D laid" that no
+    one played). A card of the row's suit is laid; a row zone named for no suit takes any card."""
+    hearts = Zone("row:H", ZONE.polygon)
+    h7, h9 = ("7H", 0.9, (110.0, 150.0, 190.0, 260.0)), ("9H", 0.9, (200.0, 150.0, 280.0, 260.0))
+    d7 = ("7D", 0.69, (200.0, 151.0, 280.0, 259.0))
+    for zone, read, stack in ((hearts, d7, ["7H"]), (hearts, h9, ["7H", "9H"]), (ZONE, d7, ["7H", "7D"])):
+        tr = PileTracker(zone, zone_crop(zone, FRAME), every=1, removals=True, row=True, min_conf=0.25)
+        _feed_looks(tr, [((h7,), (h7,))] * 3 + [((h7, read), (h7, read))] * 6)
+        assert tr.stack == stack, (zone.name, read, tr.stack)
+
+
 @pytest.mark.parametrize("mirrored", [False, True])
 def test_a_read_on_a_row_where_its_rank_cannot_lie_is_not_a_card(mirrored: bool) -> None:
     """PJ-3: a suit row runs in rank order, each card at its rank's place. A read of a card not on the row on the

@@ -487,7 +487,7 @@ class PileTracker:
         # under a hand's shadow, half covered) still shows that the pile is there
         inside = [(c, n, b) for c, n, b in on_pile if c >= self.min_conf]
         inside += self._steady_reads(on_pile)
-        if self.row and self._place:
+        if self.row:
             inside = self._own_places(inside)
         hand_boxes = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "hand"] if len(dets) else []
         (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
@@ -820,8 +820,11 @@ class PileTracker:
     def _own_places(self, inside: list[tuple[float, str, Any]]) -> list[tuple[float, str, Any]]:
         """A row's reads, each read at the place of a row card not read in this look as a look-alike of it taken for
         that card (:data:`SAME_PLACE_IOU`), and a weak read of a box straddling two row cards left out
-        (:data:`STRADDLE_READ`)."""
+        (:data:`STRADDLE_READ`), as is a read of a card whose rank cannot lie there (:meth:`ranks_fitting`) and, on
+        a suit's row (a zone ``row:S`` ...), one of another suit: a row holds its suit's cards only (PJ-3; rendered
+        Pai Jie 4p s238 11.9 s: 7H read 7D 0.69 on the hearts row, "a 7D laid" that no one played)."""
         read = {n for _, n, _ in inside}
+        row_suit = self.zone.name.split(":")[1] if self.zone.name.startswith("row:") else None
         out = []
         for c, n, b in inside:
             if n not in self.stack and c < STRADDLE_READ and sum(
@@ -835,6 +838,8 @@ class PileTracker:
                 if k is not None:
                     n = k
                     read.add(k)
+            if row_suit is not None and n not in JOKERS and suit(n) != row_suit:
+                continue  # (not a card of this row's suit)
             out.append((c, n, b))
         return out
 
