@@ -50,7 +50,8 @@ MIN_RIM_CHANGED = 0.5
 #: end card shows a whole outline too, but its neighbour's edge runs through it
 CROSSED_WEIGHT = 0.3
 # a card below the one above it is taken while...
-NEXT_WITHIN = 12.0  # ... it is turned at most this much (degrees) from the card above
+NEXT_WITHIN = 12.0  # ... it is turned at most this much (degrees) from the card above (18 rendered games: a batch's
+#                       lower cards lie 0-12 degrees off the card above; over-counts' wrong second cards up to 18)
 NEXT_MM = 40.0  # ... its centre is at most this far from that card's (a fan shows a strip of each card)
 MIN_EDGE_RATIO = 0.8  # ... its visible outline is this sharp relative to the top card's
 MIN_SHOWN = 0.2  # ... this fraction of its inside shows (rendered fans' strips 0.21-0.34, the pile squared under

@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Zone
-from engine.cards import JOKERS, RANK_VALUE, rank, suit
+from engine.cards import JOKERS, rank, suit, value
 from models.detector import Detections, box_ious
 
 FACE_EXCLUDE = frozenset({"back", "hand"})
@@ -820,7 +820,7 @@ class PileTracker:
     def _own_places(self, inside: list[tuple[float, str, Any]]) -> list[tuple[float, str, Any]]:
         """A row's reads, each read at the place of a row card not read in this look as a look-alike of it taken for
         that card (:data:`SAME_PLACE_IOU`), and a weak read of a box straddling two row cards left out
-        (:data:`STRADDLE_READ`), as is a read of a card whose rank cannot lie there (:meth:`ranks_fitting`) and, on
+        (:data:`STRADDLE_READ`), as is a read of a card whose rank cannot lie there (:meth:`_out_of_row_order`) and, on
         a suit's row (a zone ``row:S`` ...), one of another suit: a row holds its suit's cards only (PJ-3; rendered
         Pai Jie 4p s238 11.9 s: 7H read 7D 0.69 on the hearts row, "a 7D laid" that no one played)."""
         read = {n for _, n, _ in inside}
@@ -844,41 +844,32 @@ class PileTracker:
         return out
 
     def _out_of_row_order(self, code: str, box: Any) -> bool:
-        """Whether ``code`` read at ``box`` lies on the wrong side of a row card for the row's rank order
-        (:meth:`ranks_fitting`)."""
-        if code in JOKERS or rank(code) is None:
-            return False
-        fitting = self.ranks_fitting(box)
-        return fitting is not None and RANK_VALUE[rank(code)] not in fitting
-
-    def ranks_fitting(self, box: Any) -> set[int] | None:
-        """A row: the rank values (A=1..K=13) a card at ``box`` (frame pixels) may have, on the right side of every
-        row card of another rank for the row's rank order (:data:`ROW_ORDER_SLACK`). The order is the one the row's
-        own cards lie in along the frame's x or y, whichever they spread along more; with fewer than two of them, or
-        where they lie out of order themselves (a row laid carelessly), none is known: None, any rank."""
-        axis = self._row_axis()
+        """Whether ``code`` read at ``box`` (frame pixels) lies on the wrong side of a row card of another rank, by
+        more than :data:`ROW_ORDER_SLACK` of that card's width, for the row's rank order. The order is the one the
+        row's own cards lie in along the frame's x or y, whichever they spread along more; with fewer than two of
+        them, or where they lie out of order themselves (a row laid carelessly), none is known and any rank fits."""
+        r = value(code)
+        axis = self._row_axis() if r is not None else None
         if axis is None:
-            return None
+            return False
         cards, (name, sign) = axis
         k = 0 if name == "x" else 1
         mid = (float(box[k]) + float(box[k + 2])) / 2
-        return {r for r in RANK_VALUE.values()
-                if not any(rk != r and (mid - at) * (r - rk) * sign < 0 and abs(mid - at) > ROW_ORDER_SLACK * size
-                           for rk, at, size in cards)}
+        return any(rk != r and (mid - at) * (r - rk) * sign < 0 and abs(mid - at) > ROW_ORDER_SLACK * size
+                   for rk, at, size in cards)
 
     def _row_axis(self) -> tuple[list[tuple[int, float, float]], tuple[str, int]] | None:
         """The row's cards as (rank value, middle along the row, width along it: the median of its latest boxes
         read) and the row's direction (axis, +1 where ranks grow along it, -1 where they fall), if its cards lie in
         one rank order; else None."""
         known = [(k, np.median(np.array(self._boxes_read[k]), axis=0)) for k in self.stack
-                 if self._boxes_read.get(k) and k not in JOKERS and rank(k)]
-        if len({rank(k) for k, _ in known}) < 2:
+                 if self._boxes_read.get(k) and value(k) is not None]
+        if len({value(k) for k, _ in known}) < 2:
             return None
         xs = [(float(p[0]) + float(p[2])) / 2 for _, p in known]
         ys = [(float(p[1]) + float(p[3])) / 2 for _, p in known]
         k = 0 if max(xs) - min(xs) >= max(ys) - min(ys) else 1
-        cards = [(RANK_VALUE[rank(c)], (xs if k == 0 else ys)[i], float(p[k + 2]) - float(p[k]))
-                 for i, (c, p) in enumerate(known)]
+        cards = [(value(c), (xs if k == 0 else ys)[i], float(p[k + 2]) - float(p[k])) for i, (c, p) in enumerate(known)]
         signs = {(a[0] - b[0]) * (a[1] - b[1]) > 0 for a in cards for b in cards if a[0] != b[0]}
         if len(signs) != 1:
             return None

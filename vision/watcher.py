@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from engine.cards import RANK_VALUE, STANDARD_DECK, adjacent, rank
+from engine.cards import STANDARD_DECK, adjacent, value
 from engine.events import Event
 from engine.verdicts import POT_GONE, piles_moved
 from models.detector import Detections, box_ious, zone_imgsz
@@ -152,7 +152,6 @@ UNBOXED_STRIP = 0.15
 #: at least this many cards' widths apart have room for a card between them, hidden between their boxes: read there
 #: (:meth:`TableWatcher._row_gaps`)
 ROW_GAP = 1.1
-RANK_OF = {c: RANK_VALUE[rank(c)] for c in STANDARD_DECK}  # (jokers have none)
 GAP_VIEW = (16, 20)  # (w, h) px: the view of a gap a read there was made for
 #: a sound no slap seen has taken by this long after it (s: the slap detector's hold, its look for the sound) is
 #: looked for among the hands on the piles (:meth:`vision.slaps.SlapDetector.hand_for_sound`)
@@ -576,7 +575,7 @@ class TableWatcher:
                         found.append((box, conf, code))
             found += self._unboxed_strips(image, d, closed, tr, (zx0, zy0), (w, h), hands, asked,
                                           {c for _, _, c in found})
-            found += self._row_gaps(image, d, tr, (w, h), hands, found)
+            found += self._row_gaps(image, d, tr, (w, h), along_x, hands, found)
         return _with_reads(d, found)
 
     def _unboxed_strips(self, image: np.ndarray, d: Detections, changed: np.ndarray, tr: PileTracker,
@@ -632,7 +631,7 @@ class TableWatcher:
                 out.append((box, conf, code))
         return out
 
-    def _row_gaps(self, image: np.ndarray, d: Detections, tr: PileTracker, card: tuple[float, float],
+    def _row_gaps(self, image: np.ndarray, d: Detections, tr: PileTracker, card: tuple[float, float], along_x: bool,
                   hands: list[Any], found: list[tuple[np.ndarray, float, str]]) -> list[tuple[np.ndarray, float, str]]:
         """Cards on the row of ``tr`` hidden between two boxes: a card laid between two row cards whose ranks
         leave a gap (a row runs in rank order), under the next one's end, that the detector boxes with neither (its
@@ -641,23 +640,24 @@ class TableWatcher:
         :data:`ROW_GAP` or more of a card apart (unless a hand's box overlaps it or something moves there); kept where
         the deck's pictures name surely a card of a rank between theirs that no box here, nor a card ``found`` by the
         deck's pictures on the rows this look, was read as (those count as boxes too). A read stands while the table
-        there is as it was (:data:`STILL_ASKED_GREY`). ``card``: a card's box (w, h)."""
+        there is as it was (:data:`STILL_ASKED_GREY`). ``card``: a card's box (w, h); ``along_x``: the row runs along
+        the frame's x."""
         w, h = card
         boxes = [*zip(d.xyxy, [str(n) for n in d.class_name], strict=True), *((b, c) for b, _, c in found)]
         if len(boxes) < 2:
             return []
         on_row = tr.zone.contains(np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b, _ in boxes], np.float64))
-        faces = [(b, n) for (b, n), on in zip(boxes, on_row, strict=True) if on and n in RANK_OF]
+        faces = [(b, n) for (b, n), on in zip(boxes, on_row, strict=True) if on and value(n) is not None]
         if len(faces) < 2:
             return []
-        along = 0 if np.ptp(tr.zone.polygon[:, 0]) >= np.ptp(tr.zone.polygon[:, 1]) else 1
+        along = 0 if along_x else 1
         size = w if along == 0 else h
         faces.sort(key=lambda f: float(f[0][along] + f[0][along + 2]))
         names = {n for _, n in boxes}
         out: list[tuple[np.ndarray, float, str]] = []
         for (b1, c1), (b2, c2) in itertools.pairwise(faces):
             m1, m2 = (float(b1[along] + b1[along + 2]) / 2, float(b2[along] + b2[along + 2]) / 2)
-            r1, r2 = sorted((RANK_OF[c1], RANK_OF[c2]))
+            r1, r2 = sorted((value(c1), value(c2)))
             if r2 - r1 < 2 or m2 - m1 < ROW_GAP * size:
                 continue
             centre = (m1 + m2) / 2
@@ -678,7 +678,7 @@ class TableWatcher:
             else:
                 code, conf = self.detector.read_box(image, box)
                 self._gap_reads[key] = (patch, (code, conf))
-            if code is not None and code not in names and r1 < RANK_OF.get(code, 0) < r2:
+            if code is not None and code not in names and r1 < (value(code) or 0) < r2:
                 names.add(code)
                 out.append((box, conf, code))
         return out
