@@ -31,6 +31,7 @@ import numpy as np
 
 from calibration.layout import Zone
 from engine.cards import JOKERS, rank, suit, value
+from engine.games.paijie import ROW_OF
 from models.detector import Detections, box_ious
 
 FACE_EXCLUDE = frozenset({"back", "hand"})
@@ -824,7 +825,7 @@ class PileTracker:
         a suit's row (a zone ``row:S`` ...), one of another suit: a row holds its suit's cards only (PJ-3; rendered
         Pai Jie 4p s238 11.9 s: 7H read 7D 0.69 on the hearts row, "a 7D laid" that no one played)."""
         read = {n for _, n, _ in inside}
-        row_suit = self.zone.name.split(":")[1] if self.zone.name.startswith("row:") else None
+        suit_row = self.zone.name.startswith("row:")
         out = []
         for c, n, b in inside:
             if n not in self.stack and c < STRADDLE_READ and sum(
@@ -838,8 +839,8 @@ class PileTracker:
                 if k is not None:
                     n = k
                     read.add(k)
-            if row_suit is not None and n not in JOKERS and suit(n) != row_suit:
-                continue  # (not a card of this row's suit)
+            if suit_row and n in ROW_OF and ROW_OF[n] != self.zone.name:
+                continue  # (a card of another suit's row: the referee's own test, PJ-3)
             out.append((c, n, b))
         return out
 

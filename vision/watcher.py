@@ -29,6 +29,7 @@ import numpy as np
 from calibration.layout import Layout
 from engine.cards import STANDARD_DECK, adjacent, value
 from engine.events import Event
+from engine.games.paijie import ROW_OF
 from engine.verdicts import POT_GONE, piles_moved
 from models.detector import Detections, box_ious, zone_imgsz
 from vision.arms import ArmFinder
@@ -521,7 +522,7 @@ class TableWatcher:
         """Pai Jie: a suit row holds cards of its suit (PJ-3): those, for a box whose middle lies on a row (of
         look-alike courts, the one of the row's suit; the reader confuses a court's suit more than its rank)."""
         row = self._zone_under(box, self._rows)
-        return set() if row is None else {c for c in STANDARD_DECK if c.endswith(row[-1])}
+        return set() if row is None else {c for c, its_row in ROW_OF.items() if its_row == row}
 
     def _unboxed_cards(self, image: np.ndarray, d: Detections, members: Sequence[Any]) -> Detections:
         """A row of cards (a Pai Jie suit row): a card no box covers, read against the deck's pictures and added to
