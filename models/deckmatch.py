@@ -167,6 +167,12 @@ def _flat_face(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return np.ascontiguousarray(cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)[..., ::-1])
 
 
+def _vertex(before: float, peak: float, after: float) -> float:
+    """Where (in steps from the middle one, -0.5..0.5) the parabola through three equally spaced values peaks."""
+    curve = before - 2.0 * peak + after
+    return float(np.clip(0.5 * (before - after) / curve, -0.5, 0.5)) if curve < 0 else 0.0
+
+
 def _unit_rows(rows: np.ndarray) -> np.ndarray:
     """Each row less its mean, scaled to length 1 (a flat row stays 0): the dot product of two such rows is their
     normalised cross-correlation, ``cv2.matchTemplate``'s ``TM_CCOEFF_NORMED`` at one place."""
@@ -343,7 +349,10 @@ class DeckMatcher:
 
     def _angles(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray) -> list[float]:
         """The angles (degrees) at which the table around ``centre`` (mm) looks most like the deck's mean face: the
-        :data:`ANGLE_PEAKS` highest peaks, best first."""
+        :data:`ANGLE_PEAKS` highest peaks, best first, each between its step's neighbours where a parabola through
+        the three is highest. A card's few pips fit only near its own angle: rendered Spit 2p s6 5.1 s, a 2D at 171
+        degrees fits its picture 0.63 there at half resolution, 0.31 at the step's 174, under a joker's 0.38 at the
+        other peak, and went unread (the mean face: 0.71 at 168, 0.73 at 174, 0.50 at 180: vertex 171.6)."""
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
         px = self.half.shape[2] / CARD_MM[0]
         angles = np.arange(0.0, 180.0, COARSE_STEP_DEG)
@@ -353,7 +362,8 @@ class DeckMatcher:
         scores = np.array([float(cv2.matchTemplate(g, self.mean_half, cv2.TM_CCOEFF_NORMED).max()) for g in grey])
         peaks = [k for k in range(n) if scores[k] >= scores[k - 1] and scores[k] >= scores[(k + 1) % n]]
         peaks.sort(key=lambda k: -scores[k])
-        return [float(angles[k]) for k in peaks[:ANGLE_PEAKS]]
+        return [float(angles[k]) + _vertex(scores[k - 1], scores[k], scores[(k + 1) % n]) * COARSE_STEP_DEG
+                for k in peaks[:ANGLE_PEAKS]]
 
     def _native_px(self, centre: np.ndarray) -> float:
         """The camera's pixels per mm of table around ``centre`` (mm), within :data:`FINE_PX_PER_MM`."""

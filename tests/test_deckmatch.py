@@ -17,7 +17,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from calibration.layout import Layout
 from engine.cards import STANDARD_DECK, game_cards
 from models.classes import FACES
-from models.deckmatch import KEEP_MATCH, MIN_MATCH, DeckMatcher, _Spectra, _unit_rows, deck_read
+from models.deckmatch import KEEP_MATCH, MIN_MATCH, DeckMatcher, _Spectra, _unit_rows, _vertex, deck_read
 from models.detector import Detections
 from models.gamevideo import make_script, render_game, write_deck
 from models.reader import BACK_MIN_CONF, NONE, SHIPPED_READER, UNREAD_CONF, CardReader, ReadingDetector
@@ -623,7 +623,7 @@ def test_only_a_back_reaching_past_a_face_box_is_taken_to_lie_over_it() -> None:
 def test_a_reader_told_backs_lie_over_faces_reads_a_half_covered_card_surely(deck) -> None:
     """SP-2: where the next card is carried face down over a pile (``backs_over_faces``: Speed's centre piles), the
     face box a back box reaches over is read by the deck on what shows: surely enough to count. Elsewhere, the deck's
-    search over the back's pattern finds no card and the face is a face unread."""
+    search takes in the back's pattern too, and the read is a bare one (0.5: its match at MIN_MATCH) or none."""
     frame = table_frame(3)
     face, back = card_quad((0.0, 0.0), 4.0), card_quad((-40.0, 38.0), -12.0)
     lay_card(frame, deck.image("9D", 200), face)
@@ -637,7 +637,7 @@ def test_a_reader_told_backs_lie_over_faces_reads_a_half_covered_card_surely(dec
         out = rd(frame)
         reads[over] = {str(n): float(c) for n, c in zip(out.class_name, out.confidence, strict=True)}
     assert reads[True]["9D"] >= 0.8 and reads[True]["back"] == pytest.approx(0.9)
-    assert reads[False].get("9D", 0.0) <= UNREAD_CONF + 1e-6
+    assert reads[False].get("9D", 0.0) < 0.55  # (the back's pattern in the comparison: a bare read at most)
 
 
 def test_look_alikes_told_apart_by_their_shapes_alone_are_read_again_before_the_read_stands(monkeypatch) -> None:
@@ -658,10 +658,10 @@ def test_look_alikes_told_apart_by_their_shapes_alone_are_read_again_before_the_
         lay_card(frame, deck.image("KS", 352), quad)
         return FACES[int(matcher.scores(frame, box_of(quad)).argmax())]
 
-    assert read(0.0) == "KC" and matcher.unsure  # (the coin flip: told apart by shape, once)
-    assert read(0.25) == "KS" and len(searches) == 2  # not the memory's KC: searched again
-    assert read(0.25) == "KS" and len(searches) == 3 and not matcher.unsure  # read so twice
-    assert read(0.25) == "KS" and len(searches) == 3  # it stands
+    assert read(0.25) == "KC" and matcher.unsure  # (the coin flip: told apart by shape, once)
+    assert read(0.5) == "KS" and len(searches) == 2  # not the memory's KC: searched again
+    assert read(0.5) == "KS" and len(searches) == 3 and not matcher.unsure  # read so twice
+    assert read(0.5) == "KS" and len(searches) == 3  # it stands
 
 
 def test_a_card_boxed_as_two_overlapping_halves_neither_read_is_read_around_both(deck) -> None:
@@ -709,3 +709,32 @@ def test_a_plain_two_is_read_where_a_busy_figure_turned_sideways_fits_the_grey_v
     matcher = DeckMatcher.from_folder(tmp_path / "g.deck", lay.homography)
     k, _ = deck_read(matcher.scores(frame, np.array([681.0, 504.0, 751.0, 601.0])))
     assert k >= 0 and FACES[k] == "2D"
+
+
+def test_the_vertex_of_three_samples_is_where_their_parabola_peaks() -> None:
+    """The angle search's sub-step: samples of a parabola peaking 0.3 steps after the middle one give 0.3; a flat
+    or hollow run gives the middle; the answer stays within half a step."""
+    def parabola(x: float) -> float:
+        return 1.0 - (x - 0.3) ** 2
+
+    assert _vertex(parabola(-1), parabola(0), parabola(1)) == pytest.approx(0.3)
+    assert _vertex(0.5, 0.5, 0.5) == 0.0
+    assert _vertex(0.6, 0.5, 0.6) == 0.0
+    assert _vertex(0.2, 0.7, 0.69) == pytest.approx(0.48, abs=0.005)
+    assert _vertex(0.0, 0.5, 0.6) == 0.5  # (the middle no peak: at most half a step)
+
+
+def test_a_two_lying_between_the_angle_steps_is_read_at_its_own_angle(monkeypatch) -> None:
+    """TM-1: a two's few pips fit its picture only near its own angle. Laid 3 degrees off the 6-degree steps of the
+    angle search, in a design whose pips are small (builtin deck 6), it matched no better than 0.31 at the nearest
+    step and went unread; the mean face's peak, taken between the steps (:func:`models.deckmatch._vertex`), puts
+    the comparison at the two's angle (rendered Spit 2p s6 5.1 s, filmed as a print: 2D at 171 degrees)."""
+    deck6 = FaceSet("builtin").deck(np.random.default_rng(6))
+    frame = table_frame(6)
+    quad = card_quad((0.0, 0.0), 21.0)
+    lay_card(frame, deck6.image("2D", 352), quad)
+    k, _ = deck_read(matcher_of(deck6).scores(frame, box_of(quad)))
+    assert k >= 0 and FACES[k] == "2D"
+    monkeypatch.setattr("models.deckmatch._vertex", lambda before, peak, after: 0.0)  # (at the steps: no read)
+    k, _ = deck_read(matcher_of(deck6).scores(frame, box_of(quad)))
+    assert k < 0
