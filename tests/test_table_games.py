@@ -1370,8 +1370,10 @@ def test_a_spit_column_card_read_again_as_its_look_alike_is_corrected_when_it_la
     flip between look-alikes: rendered Spit 2p s7 2.2 s, JS read JS, JC, JS, JC). A card elsewhere is no read again."""
     from engine.games import new_referee
 
-    def column_read_again(second: str = "4C") -> tuple[TableWatcher, list[Event]]:
+    def column_read_again(second: str = "4C", started: bool = True) -> tuple[TableWatcher, list[Event]]:
         w = TableWatcher(make_script("spit", 2, 12, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+        if started:
+            w._spit_due.clear()  # (the spit cards landed at 2.86 s: what lands now is played from a column)
         col = next(tr for tr in w.trackers if tr.zone.name == "col:B:3")
         box = _middle_box(col.zone)
         out: list[Event] = []
@@ -1412,6 +1414,14 @@ def test_a_spit_column_card_read_again_as_its_look_alike_is_corrected_when_it_la
 
     w, _ = column_read_again("9S")  # not a look-alike: a new card (the 4S went unseen)
     assert "9S" not in w._read_again_as and ("col:B:3", "9S") in {(c.zone, c.card) for c in w.cards}
+
+    # a spit card due on the pile (ST-2: the piles' first cards) comes from a spit stack, not the column: the read
+    # again was wrong (rendered held-out Spit 2p s5 3.19 s, filmed as a print: B's spit card 6S, and column 4's 6C
+    # read 6S once, renamed 6S and taken for played there, and every later play on that pile refused)
+    w, _ = column_read_again(started=False)
+    assert [(e.zone, e.card, e.misread) for e in land(w, 5.108, "4C")] == [("left", "4C", None)]
+    assert w._read_again_as == {}
+    assert ("col:B:3", "4S") in {(c.zone, c.card) for c in w.cards}
 
 
 def test_a_spit_card_due_on_a_centre_pile_is_no_column_top_and_a_play_is_one() -> None:
@@ -1561,3 +1571,24 @@ def test_a_card_turned_up_on_a_spit_column_that_the_other_players_column_shows_i
     assert turn_up(("JS",)) == ([("col:B:5", "JC")], "JC")
     assert turn_up(("JS", "JC")) == ([("col:B:5", "JS")], "JS")  # (JC lies on A's column 2: no guess)
     assert turn_up(("QS",)) == ([("col:B:5", "JS")], "JS")
+
+
+def test_a_spit_card_never_goes_onto_a_column_though_a_column_reads_as_it() -> None:
+    """ST-2: a spit card comes from its player's spit stack and stays on its centre pile. Rendered held-out Spit 2p
+    s7 2.69 s: A's spit card JC on the left pile; 0.25 s later column 3's JS was read JC (0.64) and taken for the JC
+    moved there from the pile (a ``remove`` the referee refused), and the left pile lost its top: A's JS, played
+    there at 4.78 s, was read JC, "already on the table", and eleven plays after it were ruled on the wrong top."""
+    w = TableWatcher(make_script("spit", 2, 7, 5.0).layout, "spit", lambda crop: Detections(), 30.0)
+    trs = {tr.zone.name: tr for tr in w.trackers}
+    out: list[Event] = []
+    for i, t in enumerate((1.1, 1.167, 1.233)):
+        w._look(trs["col:A:3"], 33 + 2 * i, t, dets(("JS", _middle_box(trs["col:A:3"].zone))))
+    out += w._release(2.4)  # (the column's line out)
+    for i, t in enumerate((2.467, 2.533, 2.6)):  # the spit card, due on the left pile
+        w._look(trs["left"], 74 + 2 * i, t, dets(("JC", _middle_box(trs["left"].zone))))
+    for i, t in enumerate((2.667, 2.733, 2.8)):
+        w._look(trs["col:A:3"], 80 + 2 * i, t, dets(("JC", _middle_box(trs["col:A:3"].zone))))
+    out += w._release(10.0)
+    assert ("card", "left", "JC") in [(e.type, e.zone, e.card) for e in out]
+    assert not [e for e in out if e.type == "remove"]
+    assert trs["left"].top == "JC"

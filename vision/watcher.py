@@ -300,6 +300,7 @@ class TableWatcher:
             self.detector.expect = expect
         #: Spit: the centre piles a spit card is due on (the opening, both players stuck), till a card lands there
         self._spit_due: set[str] = set(CENTRE_PILES) if self.game == "spit" else set()
+        self._spit_cards: set[tuple[str, str]] = set()  # Spit: (pile, card) of the cards landed there as spit cards
         self._stuck_said: set[str] = set()  # Spit: who said "stuck" since a card last landed on a centre pile
         self._illegal: set[tuple[str, str]] = set()  # (zone, card) of the cards the referee ruled illegal
         if self.game in CARDS_STAY_ON_THEIR_PILE and hasattr(self.detector, "elsewhere"):
@@ -390,8 +391,11 @@ class TableWatcher:
         if self.game in CARDS_MOVE_BETWEEN_PILES:
             self._moved(tr, landed)
         spat = self.game == "spit" and tr.zone.name in self._spit_due  # (a spit card due: from no column)
+        if spat:
+            self._spit_cards |= {(tr.zone.name, c.card) for c in landed}
         if self.game == "spit" and tr.zone.name in CENTRE_PILES:
-            self._column_top_misread(landed)
+            if not spat:  # (a spit card comes from a spit stack, not a column)
+                self._column_top_misread(landed)
             self._turned_up_unseen(landed)
             if landed:
                 self._spit_due.discard(tr.zone.name)
@@ -418,7 +422,7 @@ class TableWatcher:
             self.cards.append(card)
             t_card, t_err, source = timed[k]
             if self.game == "spit" and card.zone in CENTRE_PILES:
-                self._settle_read_again(card, t_card)
+                self._settle_read_again(card, t_card, from_column=not spat)
                 if not spat:
                     self._column_top_read_wrong(card, t_card)
             player = racing[k] if len(racing) == len(landed) else None
@@ -456,8 +460,8 @@ class TableWatcher:
             for other in self.trackers:
                 if other is tr or not isinstance(other, PileTracker) or not other.removals:
                     continue
-                if self._ruled_there(other, card, tr):
-                    continue
+                if self._ruled_there(other, card, tr) or (other.zone.name, card.card) in self._spit_cards:
+                    continue  # (a spit card is no column's: it never goes back on one, ST-2)
                 last = other.moved_away(card.card)
                 if last is None:
                     continue
@@ -765,7 +769,9 @@ class TableWatcher:
         at that size; played on the right pile at 11.1 s and read KC at 0.9 there). The column's card and its
         held-back line are renamed; else the referee refuses the play (no column shows KC) and keeps the KS. Not a
         column that read its card at its place once the card had landed: it never left (a spit card, rendered Spit
-        2p s5 3.19 s: 6S on the right pile, while column B4's 6C, read 6C at 0.76 and then 0.87, lay still)."""
+        2p s5 3.19 s: 6S on the right pile, while column B4's 6C, read 6C at 0.76 and then 0.87, lay still); nor a
+        card landing where a spit card is due (the caller's: that 6S, filmed again, and the 6C's last read there
+        before it landed)."""
         columns = {col.zone.name: col for col in self._columns()}
         for card in landed:
             if card.covered or any(card.card in col.stack for col in columns.values()):
@@ -849,14 +855,19 @@ class TableWatcher:
         self._read_again_as[card.card] = (old, card)
         return True
 
-    def _settle_read_again(self, card: CardSeen, t_card: float) -> None:
+    def _settle_read_again(self, card: CardSeen, t_card: float, from_column: bool = True) -> None:
         """Spit: ``card`` lands on a centre pile (at ``t_card``). Where it was a column's card read again as it
         (:meth:`_read_again`), the column's card was it: its line there, still held back, is renamed; else a
         ``card`` line with ``misread`` (an extension of EVENTS.md) corrects it, just before this one. Where it was
-        the card the column was logged as, the read again was wrong and is dropped."""
+        the card the column was logged as, or where ``card`` is a spit card (not ``from_column``: one was due on the
+        pile, ST-2/ST-4), the read again was wrong and is dropped (rendered held-out Spit 2p s5 3.19 s: B's spit card
+        6S on the right pile, and column 4's 6C, read 6S once, was renamed 6S and taken for played there: "there
+        is no right pile yet", and every play on it refused)."""
         for code, (old, _) in list(self._read_again_as.items()):
             if old == card.card:
                 del self._read_again_as[code]
+        if not from_column:
+            self._read_again_as.pop(card.card, None)
         if card.card not in self._read_again_as:
             return
         old, again = self._read_again_as.pop(card.card)
