@@ -350,7 +350,8 @@ class DeckMatcher:
     def _angles(self, frame: np.ndarray, origin: np.ndarray, centre: np.ndarray) -> list[float]:
         """The angles (degrees) at which the table around ``centre`` (mm) looks most like the deck's mean face: the
         :data:`ANGLE_PEAKS` highest peaks, best first, each between its step's neighbours where a parabola through
-        the three is highest. A card's few pips fit only near its own angle: rendered Spit 2p s6 5.1 s, a 2D at 171
+        the three is highest. A card's few pips fit only near its own angle: rendered Spit 2p s6 5.1 s, its faces
+        shrunk from the deck's pictures (as a camera sees a print, not drawn anew at the size filmed), a 2D at 171
         degrees fits its picture 0.63 there at half resolution, 0.31 at the step's 174, under a joker's 0.38 at the
         other peak, and went unread (the mean face: 0.71 at 168, 0.73 at 174, 0.50 at 180: vertex 171.6)."""
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)

@@ -770,8 +770,8 @@ class TableWatcher:
         held-back line are renamed; else the referee refuses the play (no column shows KC) and keeps the KS. Not a
         column that read its card at its place once the card had landed: it never left (a spit card, rendered Spit
         2p s5 3.19 s: 6S on the right pile, while column B4's 6C, read 6C at 0.76 and then 0.87, lay still); nor a
-        card landing where a spit card is due (the caller's: that 6S, filmed again, and the 6C's last read there
-        before it landed)."""
+        card landing where a spit card is due (the caller's: that 6S, its faces filmed as prints, the 6C's last read
+        there before it landed)."""
         columns = {col.zone.name: col for col in self._columns()}
         for card in landed:
             if card.covered or any(card.card in col.stack for col in columns.values()):
@@ -860,9 +860,9 @@ class TableWatcher:
         (:meth:`_read_again`), the column's card was it: its line there, still held back, is renamed; else a
         ``card`` line with ``misread`` (an extension of EVENTS.md) corrects it, just before this one. Where it was
         the card the column was logged as, or where ``card`` is a spit card (not ``from_column``: one was due on the
-        pile, ST-2/ST-4), the read again was wrong and is dropped (rendered held-out Spit 2p s5 3.19 s: B's spit card
-        6S on the right pile, and column 4's 6C, read 6S once, was renamed 6S and taken for played there: "there
-        is no right pile yet", and every play on it refused)."""
+        pile, ST-2/ST-4), the read again was wrong and is dropped (rendered held-out Spit 2p s5 3.19 s, the faces
+        filmed as prints: B's spit card 6S on the right pile, and column 4's 6C, read 6S once, was renamed 6S and
+        taken for played there: "there is no right pile yet", and every play on it refused)."""
         for code, (old, _) in list(self._read_again_as.items()):
             if old == card.card:
                 del self._read_again_as[code]
