@@ -38,6 +38,7 @@ from models.detector import Detections
 from models.scenes import (
     CARD_H,
     CARD_W,
+    PRINT_PX,
     UPRIGHT_CORNERS,
     Camera,
     FaceSet,
@@ -837,7 +838,7 @@ def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] 
     return RenderedGame(out, truth, layout_path, sc)
 
 
-DECK_PICTURE_PX = 352  # the height of each picture in a rendered game's deck folder (4 px per mm)
+DECK_PICTURE_PX = PRINT_PX  # the height of each picture in a rendered game's deck folder: the printed card
 
 
 def write_deck(deck: Any, folder: Path) -> None:

@@ -297,22 +297,23 @@ def test_a_search_that_found_nothing_is_not_made_again_while_the_table_there_is_
     assert FACES[k] == "9D" and len(searches) == 3
 
 
-@pytest.mark.parametrize("share", [0.55, 0.6])
-def test_a_weak_read_of_part_of_a_card_does_not_stand_for_it(deck, share: float) -> None:
+@pytest.mark.parametrize(("code", "share"), [("JS", 0.6), ("KC", 0.6)])
+def test_a_weak_read_of_part_of_a_card_does_not_stand_for_it(deck, code: str, share: float) -> None:
     """TM-1: a box on the lower part of a card (the hand that laid it still under it: rendered Slapjack 4p s238's JC
     read AS at 0.417) matches another card weakly; the whole card's box a moment later, the table unchanged, is
     searched again and read right, not told the weak read of the part (which stood for JC till it was slapped).
     The weak read still stands for its own box (a card half covered on a Pai Jie row is not searched at every look),
-    once read so twice where it named one of look-alikes by their shapes alone (DeckMatcher.unsure)."""
-    frame, matcher, whole = _one_card_on_the_cloth(deck, "JC")
+    once read so twice where it named one of look-alikes by their shapes alone (DeckMatcher.unsure). (Here the
+    lower 60 % of this deck's JS matches AC 0.47, of its KC KD 0.46.)"""
+    frame, matcher, whole = _one_card_on_the_cloth(deck, code)
     part = whole.copy()
     part[1] = whole[3] - share * (whole[3] - whole[1])
     k, _ = deck_read(scores := matcher.scores(frame, part))
-    assert FACES[k] != "JC" and MIN_MATCH <= scores.max() < KEEP_MATCH
+    assert FACES[k] != code and MIN_MATCH <= scores.max() < KEEP_MATCH
     if matcher.unsure:
         assert np.array_equal(matcher.scores(frame, part), scores) and not matcher.unsure  # (read so twice)
     k, confidence = deck_read(matcher.scores(frame, whole))
-    assert FACES[k] == "JC" and confidence >= 0.8
+    assert FACES[k] == code and confidence >= 0.8
     matcher._angle = None  # (no search now: what follows is read from the memory)
     assert np.array_equal(matcher.scores(frame, part + 0.5), scores)
 
@@ -442,15 +443,28 @@ def _read_in_rendered_game(video: Path, game: str, players: list[str], seed: int
     return matcher, matcher.scores(frame, box)
 
 
-def test_a_red_ten_blurred_like_its_black_look_alike_is_read_red(tmp_path: Path) -> None:
-    """TM-1 with ST-3: matched channel by channel, a webcam's red ten of diamonds (its pips dark red, blurred wider
-    than the picture's) looks like the black ten of spades: in green and blue its pips are as dark, in red they
-    still darken the paper (rendered Spit s12, B's first column at 1.7 s: 10S 0.871, 10D 0.870, read 10S, and the
-    real 10S turned up on another column was then refused as a second one). The look-alikes are of both suit
-    colours: the one whose red ink the card's follows is the read."""
-    _, scores = _read_in_rendered_game(tmp_path / "spit.mp4", "spit", ["A", "B"], 12, 1.8, 51, (786, 127, 857, 227))
-    assert [FACES[k] for k in np.argsort(-scores)[:2]] == ["10D", "10S"]
-    assert scores[FACES.index("10S")] > scores[FACES.index("10D")] - 0.01  # (as close as that)
+def test_a_red_ten_blurred_like_its_black_look_alike_is_read_red(deck, monkeypatch) -> None:
+    """TM-1 with ST-3: matched as a whole, a webcam's red ten of diamonds (its pips dark red, blurred a pixel wider
+    than the picture's) looks more like the black ten of spades (rendered Spit s12, B's first column at 1.7 s, with
+    faces drawn at the size filmed: 10S 0.871, 10D 0.870, read 10S, and the real 10S turned up on another column was
+    then refused as a second one). Look-alikes within CLOSE are told apart where their pictures differ, by the colour
+    of the ink there first: the red one is the read."""
+    picture = deck.image("10D", 200).copy()
+    rgb = picture[..., :3].astype(np.float32)
+    ink = rgb[..., 0] - rgb[..., 1:].mean(-1) > 60
+    rgb[cv2.dilate(ink.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = (90, 25, 25)
+    picture[..., :3] = np.clip(cv2.GaussianBlur(rgb, (0, 0), 1.0), 0, 255).astype(np.uint8)
+    frame = table_frame(3)
+    quad = card_quad((5.0, 0.0), 2.0)
+    lay_card(frame, picture, quad)
+
+    def top_two() -> list[str]:
+        scores = matcher_of(deck).scores(frame, box_of(quad))
+        return [FACES[k] for k in np.argsort(-scores)[:2]]
+
+    assert top_two() == ["10D", "10S"]
+    monkeypatch.setattr(DeckMatcher, "_tell_apart", lambda self, best, at, shows=None, fine=None: False)
+    assert top_two() == ["10S", "10D"]  # (the whole face alone)
 
 
 def test_the_suit_colour_of_look_alikes_is_told_by_where_the_ink_is_red(deck) -> None:

@@ -279,13 +279,13 @@ def test_a_reveal_read_unsure_on_a_sideways_fit_is_read_again_on_the_batch_fitte
 
 
 @pytest.mark.parametrize(("codes", "base", "light", "seed"), [
-    (("6D", "6S"), 3.0, True, 40), (("JD", "JH"), 8.0, False, 42)])
+    (("5D", "5H"), 3.0, True, 40), (("JD", "JH"), 8.0, False, 42)])
 def test_a_batch_turned_up_is_read_where_its_faces_lie_not_where_its_backs_were_fitted(
         codes: tuple[str, ...], base: float, light: bool, seed: int) -> None:
     """CH-4: face down, a back's patterned middle has sharper sides than its white rim on a light cloth, and the
     fit takes them for the card's (rendered Cheat games: poses off by 5.7 mm, median); read there, a strip is read
-    as another card (rendered 2p s11: 6D's strip under 6S read 5H). The batch turned up is fitted again where its
-    faces lie (``vision.fan.refit_cards``) and read there."""
+    as another card (rendered 2p s11: 6D's strip under 6S read 5H; here, 5D's under 5H read 9D). The batch turned
+    up is fitted again where its faces lie (``vision.fan.refit_cards``) and read there."""
     from calibration.layout import Zone
     from models.classes import FACES
     from models.deckmatch import DeckMatcher

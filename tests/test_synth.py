@@ -325,3 +325,21 @@ def test_cards_are_laid_face_up_not_mirrored() -> None:
 
         assert corr(d, face) > 0.8, code
         assert corr(d, face) > corr(d, np.fliplr(face)) + 0.04, code
+
+
+def test_a_face_seen_small_is_its_printed_picture_shrunk_and_a_back_is_drawn_at_its_size() -> None:
+    """A camera sees a print shrunk: a face drawn anew at the size it is filmed is another card (pip outlines filled
+    at a few pixels made every club a round blob, a spade to the matcher, in rendered games whose deck pictures show
+    real clubs). Every builtin face at a filmed size is the ``PRINT_PX`` picture (the deck folder's) shrunk; backs
+    are drawn at the size asked (Cheat's batch counting was tuned on their edges: :meth:`models.scenes.Deck.image`)."""
+    from models.render import render_back, resize_card
+    from models.scenes import PRINT_PX
+
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        deck = FaceSet("builtin").deck(rng)
+        for code, height in (("KC", 100), ("3C", 64), ("AS", 150), ("10D", 351)):
+            printed = resize_card(deck.image(code, PRINT_PX), height).astype(np.float32)
+            assert np.abs(deck.image(code, height).astype(np.float32) - printed).max() == 0, code
+        assert np.array_equal(deck.image("back", 100), render_back(deck.style, 100))
+        assert deck.image("KC", 400).shape[0] == 400  # (larger than the print: drawn at its size)
