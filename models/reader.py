@@ -471,6 +471,10 @@ class ReadingDetector:
     #: left out. Not where face-down cards lie under faces turned up on them (Cheat's pile, a Spit column); set by
     #: whoever watches the table
     backs_over_faces: Callable[[tuple[float, float, float, float]], bool] | None = None
+    #: whether a box (camera-frame pixels) lies where cards lie face up only (a Pai Jie suit row): a back boxed there,
+    #: however sure, is compared with the deck's pictures as an unsure one is (a face-down card carried over it
+    #: matches no face and stays a back); set by whoever watches the table
+    faces_only: Callable[[tuple[float, float, float, float]], bool] | None = None
     _memo: deque = field(default_factory=deque)  # (box, crop, probabilities) of recent reads
 
     @property
@@ -506,9 +510,9 @@ class ReadingDetector:
                     conf: float | None, origins: list[tuple[float, float]] | None = None) -> list[Detections]:
         """Each frame's detections with its faces read: faces merged across face classes, the surest
         ``max_faces`` read, ``none`` dropped; backs and hands from ``conf`` on. With a deck, a back that no face box
-        covers and the detector is unsure of is compared with the deck's pictures too, and one they name surely is
-        that face (the detector takes some courts, a figure all over, for a back: rendered Spit s11's JH and KD on a
-        centre pile, for seconds)."""
+        covers and the detector is unsure of (or any, where cards lie face up only: :attr:`faces_only`) is compared
+        with the deck's pictures too, and one they name surely is that face (the detector takes some courts, a figure
+        all over, for a back: rendered Spit s11's JH and KD on a centre pile, for seconds)."""
         parts = []
         for i, dets in enumerate(found):
             if not len(dets):
@@ -524,8 +528,12 @@ class ReadingDetector:
                 faces, source = _split_pairs(faces, self.split_pairs, origins[i] if origins is not None else (0.0, 0.0))
             backs = np.zeros(len(others), bool)
             if self.deck is not None:
-                backs = (others.class_name == "back") & (others.confidence < BACK_READ_BELOW) \
-                    & ~_covered(others.xyxy, faces.xyxy, self.merge_iou)
+                unsure = others.confidence < BACK_READ_BELOW
+                if self.faces_only is not None:
+                    ox, oy = origins[i] if origins is not None else (0.0, 0.0)
+                    unsure |= np.array([self.faces_only((b[0] + ox, b[1] + oy, b[2] + ox, b[3] + oy))
+                                        for b in others.xyxy], bool)
+                backs = (others.class_name == "back") & unsure & ~_covered(others.xyxy, faces.xyxy, self.merge_iou)
             parts.append((faces, others, backs, source))
         above = [self._backs_over(p[0].xyxy, p[1].xyxy[p[1].class_name == "back"],
                                   origins[i] if origins is not None else (0.0, 0.0)) if p is not None else None

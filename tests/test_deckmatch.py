@@ -396,6 +396,33 @@ def test_of_look_alike_matches_not_the_card_face_up_on_another_pile() -> None:
         match[FACES.index(code)] = score
     assert FACES[deck_read(match)[0]] == "2S"
     assert FACES[deck_read(match, elsewhere=[FACES.index("2S")])[0]] == "2C"
+@pytest.mark.skipif(not SHIPPED_READER.is_file(), reason="no shipped card reader")
+def test_a_sure_back_where_cards_lie_face_up_only_is_compared_with_the_deck(deck) -> None:
+    """TM-1 with PJ-3: a Pai Jie suit row holds face-up cards only, so a back boxed on it is a court the detector
+    misread however sure it is (rendered Pai Jie 4p s11 1.4 s: KC's striped panel boxed as a back at 0.70 for
+    seconds, never read, and D's elimination missed). There it is compared with the deck's pictures: the king is
+    the king, a face-down card carried over the row stays a back; elsewhere a sure back is not compared."""
+    frame = table_frame(4)
+    king, face_down = card_quad((-60.0, 0.0), 8.0), card_quad((60.0, 0.0), -15.0)
+    lay_card(frame, deck.image("KD", 200), king)
+    lay_card(frame, deck.image("back", 200), face_down)
+    found = _Boxes(("back", 0.9, box_of(king)), ("back", 0.9, box_of(face_down)))
+    reader = CardReader(SHIPPED_READER, turns=2)
+    on_row = ReadingDetector(detector=found, reader=reader, deck=matcher_of(deck))
+    assert sorted(map(str, on_row(frame).class_name)) == ["back", "back"]
+    on_row.faces_only = lambda box: True
+    out = on_row(frame)
+    named = {str(n): b for b, n in zip(out.xyxy, out.class_name, strict=True)}
+    assert sorted(named) == ["KD", "back"]
+    assert np.allclose(named["KD"], box_of(king)) and np.allclose(named["back"], box_of(face_down))
+    left_half = ReadingDetector(detector=found, reader=reader, deck=on_row.deck,
+                                faces_only=lambda box: (box[0] + box[2]) / 2 < frame.shape[1] / 2)
+    assert sorted(map(str, left_half(frame).class_name)) == ["KD", "back"]
+    right_half = ReadingDetector(detector=found, reader=reader, deck=on_row.deck,
+                                 faces_only=lambda box: (box[0] + box[2]) / 2 > frame.shape[1] / 2)
+    assert sorted(map(str, right_half(frame).class_name)) == ["back", "back"]
+
+
     assert deck_read(match, elsewhere=[FACES.index("2S")])[1] == deck_read(match)[1]
     assert FACES[deck_read(match, elsewhere=[FACES.index("2C")])[0]] == "2S"  # only the best is questioned
     assert FACES[deck_read(match, elsewhere=[FACES.index("2S"), FACES.index("2C")])[0]] == "2S"  # 3S is far off

@@ -272,6 +272,10 @@ class TableWatcher:
                     tr.still_lies = self._still_lies
         if self.game in ROWS_OF_CARDS and hasattr(self.detector, "split_pairs"):
             self.detector.split_pairs = self._on_a_row
+        if self.game in ROWS_OF_CARDS and hasattr(self.detector, "faces_only"):
+            # a suit row holds face-up cards only: a back there is a court taken for one (rendered Pai Jie 4p s11
+            # 1.4 s, filmed as a print: KC's striped panel boxed as a back at 0.70 for seconds, never read)
+            self.detector.faces_only = self._on_a_row
         watch = [z for z in card_zones if self.game in PLAYER_FROM_ARM]
         self.arms = ArmFinder(self.layout, self.fps) if self.game in PLAYER_FROM_SEAT else None
         self.slapper = SlapDetector(self.layout, slap_zones, self.fps, watch=watch)
