@@ -622,6 +622,12 @@ class ReadingDetector:
                 probs[i][k] = pk
                 if self.deck is not None and self.deck.unsure:
                     continue  # (look-alikes told apart once: not to stand till read so twice, see DeckMatcher.unsure)
+                if self.deck is not None and abs(float(pk.max()) - UNREAD_CONF) < 1e-6:
+                    # a face the deck named nothing in is not remembered: fingertips leaving its edge change the crop
+                    # too little to miss the memory, and the card would stay unread (rendered Snap 3p s238 8.1 s,
+                    # faces filmed as prints: 3S read nothing under the hand that laid it, then nothing for 0.4 s
+                    # till it was covered). The deck keeps its own failed searches while the table is unchanged.
+                    continue
                 self._memo.append((np.asarray(boxes[i][k], np.float32).copy(), crops[i][k].copy(), pk.copy()))
             while len(self._memo) > self.remember:
                 self._memo.popleft()
