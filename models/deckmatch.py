@@ -106,6 +106,11 @@ FAILED_KEPT = 16
 RECENT = 32  # reads kept to check again before a search (:meth:`DeckMatcher._still_there`)
 STILL_MM = 35.0  # the three reads nearest a box, this close to its middle, are checked again before a search
 STILL_GREY = 10.0  # ... and stands while the card there differs from then by at most this (mean, 0-255)
+#: ... a weak read (under KEEP_MATCH) by at most this: a card still sliding is read weakly as another, and where it
+#: comes to rest a few pixels on its view at that pose changes less than STILL_GREY (rendered Slapjack 3p s238
+#: 14.3 s, faces filmed as prints: JD sliding in read AS 0.43, kept at 6.5 grey levels a frame later where a new
+#: search reads JD 0.92; a weak read kept for a still card on a Pai Jie row differs 0-4, 4 of 134 more)
+WEAK_STILL_GREY = 5.0
 DIFFER_GREY = 40.0  # grey levels (0-255) between two pictures where they are said to differ
 #: look-alikes of both suit colours: the card is red where its redness (red less the mean of green and blue) follows a
 #: red look-alike's this well (correlation, where the pictures differ), black where no red one's is followed BLACK_FIT
@@ -698,8 +703,8 @@ class DeckMatcher:
         turned flat, differs from then by at most :data:`STILL_GREY` on average (codec noise; another card laid
         there, or a hand over it, differs more). Most reads are of cards lying still while hands pass by or the
         detector's box moves a little: looking at one pose costs a hundredth of finding it. A weak read stands only
-        for a box about where its own was (:data:`KEEP_MATCH`), and none for a box much larger than its own
-        (:data:`GROWN_BOX`)."""
+        for a box about where its own was (:data:`KEEP_MATCH`) and while the card there is stiller
+        (:data:`WEAK_STILL_GREY`), and none for a box much larger than its own (:data:`GROWN_BOX`)."""
         near = sorted((float(np.hypot(*(r.centre - centre))), i) for i, r in enumerate(self._recent))
         for dist, i in near[:3]:
             if dist > STILL_MM:
@@ -710,7 +715,8 @@ class DeckMatcher:
             if r.scores.max() < KEEP_MATCH and float(np.hypot(*(r.asked - centre))) > WEAK_SAME_MM:
                 continue  # a weak read stands for its own box only (:data:`KEEP_MATCH`)
             now = self._flat(frame, origin, r.centre, r.angle, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
-            if float(np.abs(now - r.view).mean()) <= STILL_GREY:
+            still = STILL_GREY if r.scores.max() >= KEEP_MATCH else WEAK_STILL_GREY
+            if float(np.abs(now - r.view).mean()) <= still:
                 if not r.sure:  # (read once: searched again, see :attr:`unsure`)
                     del self._recent[i]
                 return r
