@@ -712,11 +712,11 @@ class DeckMatcher:
             r = self._recent[i]
             if area > GROWN_BOX * r.asked_area:
                 continue  # (see GROWN_BOX)
-            if r.scores.max() < KEEP_MATCH and float(np.hypot(*(r.asked - centre))) > WEAK_SAME_MM:
+            weak = r.scores.max() < KEEP_MATCH
+            if weak and float(np.hypot(*(r.asked - centre))) > WEAK_SAME_MM:
                 continue  # a weak read stands for its own box only (:data:`KEEP_MATCH`)
             now = self._flat(frame, origin, r.centre, r.angle, (CARD_MM[0] / 2, CARD_MM[1] / 2), PX_PER_MM)
-            still = STILL_GREY if r.scores.max() >= KEEP_MATCH else WEAK_STILL_GREY
-            if float(np.abs(now - r.view).mean()) <= still:
+            if float(np.abs(now - r.view).mean()) <= (WEAK_STILL_GREY if weak else STILL_GREY):
                 if not r.sure:  # (read once: searched again, see :attr:`unsure`)
                     del self._recent[i]
                 return r

@@ -622,7 +622,7 @@ class ReadingDetector:
                 probs[i][k] = pk
                 if self.deck is not None and self.deck.unsure:
                     continue  # (look-alikes told apart once: not to stand till read so twice, see DeckMatcher.unsure)
-                if self.deck is not None and abs(float(pk.max()) - UNREAD_CONF) < 1e-6:
+                if self.deck is not None and _unread(float(pk.max())):
                     # a face the deck named nothing in is not remembered: fingertips leaving its edge change the crop
                     # too little to miss the memory, and the card would stay unread (rendered Snap 3p s238 8.1 s,
                     # faces filmed as prints: 3S read nothing under the hand that laid it, then nothing for 0.4 s
@@ -645,7 +645,7 @@ class ReadingDetector:
         dropped (``codes`` and ``probs`` changed in place, ``none``). Rendered held-out Snap 2p s6 16.87 s: B's 10D,
         boxed at its upper two thirds and at its lower two thirds, neither read, was never seen; around both, 10D
         0.82 (10H 0.78)."""
-        unread = [k for k in range(len(faces)) if abs(float(probs[k]) - UNREAD_CONF) < 1e-6]
+        unread = [k for k in range(len(faces)) if _unread(float(probs[k]))]
         for a, b in itertools.combinations(unread, 2):
             if codes[a] == "none" or codes[b] == "none":
                 continue
@@ -843,6 +843,12 @@ MEMO_PIXELS = 6.0
 #: the confidence of a face the deck's pictures cannot name: kept (the pile is not empty) but below any tracker's
 #: evidence threshold, so it names nothing
 UNREAD_CONF = 0.1
+
+
+def _unread(confidence: float) -> bool:
+    """Whether a face's confidence is :data:`UNREAD_CONF`: the deck's pictures named nothing in it."""
+    return abs(confidence - UNREAD_CONF) < 1e-6
+
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 SHIPPED_READER = WEIGHTS / "tablecam-reader.onnx"

@@ -277,7 +277,6 @@ def test_a_failed_read_does_not_stand_for_the_card_it_was_on(deck) -> None:
     assert FACES[k] == "JS", k
 
 
-
 @pytest.mark.skipif(not SHIPPED_READER.is_file(), reason="no shipped card reader")
 def test_a_face_the_deck_named_nothing_in_is_compared_again_at_the_next_look(deck, monkeypatch) -> None:
     """TM-1: the reader's memory of a box (a card lying still is read once) keeps no failed read of the deck: the
@@ -404,20 +403,32 @@ class _Boxes:
                           np.zeros(len(kept), np.int64), np.array([it[0] for it in kept]))
 
 
+def _king_and_face_down(deck, seed: int, king_deg: float, back_deg: float
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(frame, the king's quad, the face-down card's quad): KD and a back lying apart on a table."""
+    frame = table_frame(seed)
+    king, face_down = card_quad((-60.0, 0.0), king_deg), card_quad((60.0, 0.0), back_deg)
+    lay_card(frame, deck.image("KD", 200), king)
+    lay_card(frame, deck.image("back", 200), face_down)
+    return frame, king, face_down
+
+
+def _named(out: Detections) -> dict[str, np.ndarray]:
+    """Each class name read to its box."""
+    return {str(n): b for b, n in zip(out.xyxy, out.class_name, strict=True)}
+
+
 @pytest.mark.skipif(not SHIPPED_READER.is_file(), reason="no shipped card reader")
 def test_a_court_the_detector_takes_for_a_back_is_read_by_the_deck_and_a_real_back_stays_a_back(deck) -> None:
     """TM-1: the detector takes some courts (a figure all over) for a back. With the deck's pictures, a back it is
     unsure of is compared with them: a king lying there is the king; a face-down card matches no face and stays a
     back; a back the detector is sure of is not compared. Without a deck, backs stay backs."""
-    frame = table_frame(3)
-    king, face_down = card_quad((-60.0, 0.0), 12.0), card_quad((60.0, 0.0), -20.0)
-    lay_card(frame, deck.image("KD", 200), king)
-    lay_card(frame, deck.image("back", 200), face_down)
+    frame, king, face_down = _king_and_face_down(deck, 3, 12.0, -20.0)
     found = _Boxes(("back", 0.35, box_of(king)), ("back", 0.4, box_of(face_down)))
     reader = CardReader(SHIPPED_READER, turns=2)
     rd = ReadingDetector(detector=found, reader=reader, deck=matcher_of(deck))
     out = rd(frame)
-    named = {str(n): b for b, n in zip(out.xyxy, out.class_name, strict=True)}
+    named = _named(out)
     assert sorted(named) == ["KD", "back"]
     assert np.allclose(named["KD"], box_of(king)) and np.allclose(named["back"], box_of(face_down))
     assert float(out.confidence[list(out.class_name).index("KD")]) >= BACK_MIN_CONF
@@ -433,17 +444,14 @@ def test_a_sure_back_where_cards_lie_face_up_only_is_compared_with_the_deck(deck
     misread however sure it is (rendered Pai Jie 4p s11 1.4 s: KC's striped panel boxed as a back at 0.70 for
     seconds, never read, and D's elimination missed). There it is compared with the deck's pictures: the king is
     the king, a face-down card carried over the row stays a back; elsewhere a sure back is not compared."""
-    frame = table_frame(4)
-    king, face_down = card_quad((-60.0, 0.0), 8.0), card_quad((60.0, 0.0), -15.0)
-    lay_card(frame, deck.image("KD", 200), king)
-    lay_card(frame, deck.image("back", 200), face_down)
+    frame, king, face_down = _king_and_face_down(deck, 4, 8.0, -15.0)
     found = _Boxes(("back", 0.9, box_of(king)), ("back", 0.9, box_of(face_down)))
     reader = CardReader(SHIPPED_READER, turns=2)
     on_row = ReadingDetector(detector=found, reader=reader, deck=matcher_of(deck))
     assert sorted(map(str, on_row(frame).class_name)) == ["back", "back"]
     on_row.faces_only = lambda box: True
     out = on_row(frame)
-    named = {str(n): b for b, n in zip(out.xyxy, out.class_name, strict=True)}
+    named = _named(out)
     assert sorted(named) == ["KD", "back"]
     assert np.allclose(named["KD"], box_of(king)) and np.allclose(named["back"], box_of(face_down))
     left_half = ReadingDetector(detector=found, reader=reader, deck=on_row.deck,
