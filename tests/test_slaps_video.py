@@ -663,6 +663,32 @@ def test_the_snap_pot_is_slapped_from_the_snap_pot_verdict_to_the_one_that_takes
     assert not w.slapper.slappable("pot")
 
 
+@pytest.mark.parametrize("held", [True, False])
+def test_a_slapped_top_read_wrong_renames_its_card_line_while_it_is_held_back(held: bool) -> None:
+    """SJ-2 (rendered Slapjack 3p s238 14.3 s): the pile's top, logged AS from unsure reads, is read JD surely at its
+    very place just before B's slap (:attr:`CardSeen.misread`): the audit's held-back AS line becomes JD (read as AS,
+    the evidence says), and no second card is logged, so B takes the five cards there are. Live, a line is out as
+    soon as it is confirmed: it stands, and JD is logged as laid on it."""
+    from models.detector import Detections
+    from vision.tracking import CardSeen
+    from vision.watcher import TableWatcher
+
+    sc = make_script("slapjack", ["A", "B", "C"], 238, seconds=1.0)
+    w = TableWatcher(sc.layout, "slapjack", lambda crop: Detections(), float(FPS), hold_s=1.6 if held else 0.0)
+    tr = next(t for t in w.trackers if t.zone.name == "center")
+    box = (603.3, 329.7, 705.3, 405.9)
+    w._landed(tr, [CardSeen(14.3, "center", "AS", 0.556, 431, box, 14.37)])
+    out = w._release(14.4)
+    jd = CardSeen(14.3, "center", "JD", 0.9, 436, box, 14.57, misread="AS")
+    assert w._top_read_wrong(tr, jd) == held
+    if not held:
+        w._landed(tr, [dataclasses.replace(jd, misread=None)])
+    out += w._release(20.0)
+    cards = [(e.card, e.t, (e.evidence or {}).get("read_as")) for e in out if e.type == "card"]
+    assert cards == ([("JD", 14.3, "AS")] if held else [("AS", 14.3, None), ("JD", 14.3, None)])
+    assert [c.card for c in w.cards] == (["JD"] if held else ["AS", "JD"])
+
+
 @pytest.mark.parametrize(("game", "players", "seed"), [("snap", 2, 5), ("slapjack", 4, 11), ("snap", 3, 11)])
 def test_a_slapping_hand_is_off_its_pile_before_the_next_card_is_laid_there(game: str, players: int,
                                                                               seed: int) -> None:

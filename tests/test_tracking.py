@@ -586,6 +586,87 @@ def test_a_card_shown_again_where_the_top_was_taken_back_off_it_was_laid_before_
         assert tr.stack == ["9S", "8D", "10C"]
 
 
+def _paint(img: np.ndarray, box: tuple[float, float, float, float], grey: int,
+           pips: tuple[tuple[int, int], ...] = ((20, 20),)) -> None:
+    """A card at ``box`` (frame pixels) of paper ``grey`` with dark pips at (dx, dy) from its top left corner."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    img[y0:y1, x0:x1] = grey
+    for dx, dy in pips:
+        img[y0 + dy - 6:y0 + dy + 6, x0 + dx - 5:x0 + dx + 5] = 20
+
+
+@pytest.mark.parametrize("misread_first", [True, False])
+def test_a_code_the_old_top_was_misread_as_lands_later_dated_from_its_own_landing(misread_first: bool) -> None:
+    """SP-2 (Speed): AS, the top, is misread AC once; KD lands on it; B's real AC lands on KD, read once surely, and
+    2S covers it a few looks later. AC was played between KD and 2S, dated from its own landing, not from the misread
+    of the old top (rendered Speed 2p s11 4.17 s: dated from the misread, before KD, AC was taken for KD misread and
+    dropped, and 2S judged on KD: "Illegal: two on king")."""
+    a_s, kd = (150.0, 140.0, 230.0, 250.0), (160.0, 150.0, 240.0, 260.0)
+    ac, s2 = (168.0, 158.0, 248.0, 268.0), (176.0, 166.0, 256.0, 276.0)
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, lay_once=0.75)
+    seen = []
+    for i in range(18):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        _paint(img, a_s, 200)
+        d = dets(("AS", 0.9, a_s))
+        if i == 2 and misread_first:
+            d = dets(("AC", 0.7, (160.0, 160.0, 220.0, 230.0)))  # part of AS read as its look-alike
+        if i >= 5:
+            _paint(img, kd, 240, ((40, 30), (40, 80)))
+            d = dets(("KD", 0.9, kd))
+        if i >= 10:
+            _paint(img, ac, 225, ((40, 55),))
+            d = dets(("AC", 0.9, ac))
+        if i in (11, 12, 13):  # 2S carried face down over the pile
+            img[130:290, 130:320] = (120, 40, 90)
+            d = dets(SPEED_BACK)
+        if i >= 14:
+            _paint(img, s2, 235, ((40, 20), (40, 90)))
+            d = dets(("2S", 0.9, s2))
+        landed = _look(tr, i, img, d)
+        seen += [(c.card, round(c.t * 30)) for c in landed]
+    assert seen == [("AS", 0), ("KD", 5), ("AC", 10), ("2S", 14)]
+    assert tr.stack == ["AS", "KD", "AC", "2S"]
+
+
+@pytest.mark.parametrize("case", ["four under", "four laid first"])
+def test_a_card_whose_middle_looks_like_the_card_under_the_top_is_laid_on_the_top(case: str) -> None:
+    """SP-2 / ST-2 (Spit, Speed): A's 3D lands on 4S; B's 4C lands on 3D at 4S's very place, hiding 3D. 4C's middle
+    looks as 4S's did (a four's pips lie alike whatever its suit), so a frame of 4S from before 3D landed does not say
+    that 4C lay there then: it was laid on 3D, which stays (rendered Spit 2p s6 5.36 s: 3D was taken for taken back,
+    and 4C for "four on four"). Where 4C did lie there before 3D (laid on 9S, read unsurely), and 3D was taken back
+    off it, the same frames say so: 3D leaves the pile and 4C is its top."""
+    four = ((20, 20), (60, 20), (20, 90), (60, 90))
+    base, d3 = (160.0, 150.0, 240.0, 260.0), (190.0, 180.0, 270.0, 290.0)
+    under = "4S" if case == "four under" else "9S"
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, removals=True, lay_once=0.75,
+                     min_conf=0.65)
+    gone = []
+    for i in range(20):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        _paint(img, base, 240, four if under == "4S" else ((40, 55),))
+        d = dets((under, 0.9, base))
+        if i >= 3 and under == "9S":  # 4C laid on 9S, read unsurely
+            _paint(img, base, 240, four)
+            d = dets(("4C", 0.6, base))
+        if i in (3, 4):  # the hand laying 3D, over the pile's top edge
+            img[110:150, 140:280] = (120, 150, 200)
+            d = dets(("hand", 0.8, (140.0, 110.0, 280.0, 150.0)))
+        if 5 <= i < 12 or (i >= 12 and under == "4S"):
+            _paint(img, d3, 170, ((20, 20), (20, 55), (20, 90)))
+            d = dets(("3D", 0.9, d3))
+        if i >= 12:  # 4C at the place of the card under 3D: laid on 3D, or shown again once 3D was taken back
+            _paint(img, base, 240, four)
+            d = dets(("4C", 0.9, base))
+        _look(tr, i, img, d)
+        gone += [r.card for r in tr.removed]
+        tr.removed.clear()
+    if under == "4S":
+        assert tr.stack == ["4S", "3D", "4C"] and gone == []
+    else:
+        assert tr.stack == ["9S", "4C"] and gone == ["3D"]
+
+
 def test_a_card_read_on_the_last_one_before_it_landed_there_is_dated_from_its_landing() -> None:
     """SP-2 (Speed): 7S lands and is read once surely; a card carried face down over its top edge leaves its lower
     half to be read as 6S (a six of spades is a seven without its top pip); the next card, 6S itself, lands at 7S's
@@ -1011,6 +1092,45 @@ def test_a_card_read_once_then_covered_by_a_slapping_hand_was_the_top_it_slapped
         seen.append((s.card, round(s.t * 30)))
         assert tr.top == "JD"
     assert seen == ([] if case == "first card" else [("6S", 0)]) + want
+
+
+@pytest.mark.parametrize(("case", "want_stack", "misread"), [
+    ("at its place", ["6S", "JD"], "AS"),  # the top read AS unsurely was JD: renamed, no new card
+    ("sure top", ["6S", "AS", "JD"], None),  # AS was confirmed as surely: JD read there is laid on it
+    ("moved", ["6S", "AS", "JD"], None),  # JD read 6 px off AS's box: a card laid on it
+])
+def test_a_card_read_surely_at_the_unchanged_top_just_before_a_slap_is_the_top_read_wrong(
+        case: str, want_stack: list[str], misread: str | None) -> None:
+    """SJ-2 (Slapjack): C's JD comes to rest on the pile read AS unsurely in three looks (confirmed AS), then JD
+    surely, at the very place, nothing changed there, just before B's hand covers it. JD is the top, read wrong
+    before, not a card laid on it: the tracker renames its top and says so (:attr:`CardSeen.misread`), and B takes
+    the cards there are (rendered Slapjack 3p s238 14.3 s: "B takes 6 cards" for 5). A card read where the top was
+    confirmed as surely, or off its place, is laid on it."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, read_before_take=0.85)
+    under, place = (150.0, 140.0, 230.0, 250.0), (160.0, 150.0, 240.0, 260.0)
+    read_at = (166.0, 150.0, 246.0, 260.0) if case == "moved" else (160.5, 149.5, 240.5, 260.5)
+    seen = []
+    for i in range(10):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[140:250, 150:230] = 200
+        d = dets(("6S", 0.9, under))
+        if i >= 3:
+            img[150:260, 160:240] = 240
+            img[170:190, 170:190] = 20
+            d = dets(("AS", 0.9 if case == "sure top" else 0.56, place))
+        if i == 7:
+            d = dets(("JD", 0.9, read_at))
+        if i >= 8:
+            img[120:300, 120:330] = (60, 40, 120)
+            d = dets(("hand", 0.8, (120.0, 120.0, 330.0, 300.0)))
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        if s:
+            seen.append((s.card, round(s.t * 30)))
+    s = tr.slapped(9 / 30, 8.2 / 30)
+    assert seen == [("6S", 0), ("AS", 3)]
+    assert s is not None and s.card == "JD" and s.misread == misread
+    assert tr.stack == want_stack and tr.top == "JD"
 
 
 @pytest.mark.parametrize(("gap_s", "want"), [(4.0, ["3S", "4C", "3S"]), (1.0, ["3S", "4C"])])

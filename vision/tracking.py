@@ -149,6 +149,8 @@ class CardSeen:
     covered: bool = False  # it lay there before the card confirmed with it covered it (not a race: timed alone)
     #: when a look first read it here, if before ``t`` (a hand over it since kept ``t`` later): it landed about then
     t_read: float | None = None
+    #: it is no new card: the top, confirmed before as this code (a read wrong), read surely at its place since
+    misread: str | None = None
 
 
 def shared_looks(trackers: Sequence[PileTracker], frame_size: tuple[int, int], min_side: int, most: int,
@@ -356,6 +358,7 @@ class PileTracker:
     _backs_only: deque = field(default_factory=deque)  # times of the recent looks that read no face under a back
     _steady: dict = field(default_factory=dict)  # code read -> (looks in a row at one place, its box, surest read)
     _box_at: dict = field(default_factory=dict)  # confirmed card -> its box in the look that confirmed it
+    _conf_at: dict = field(default_factory=dict)  # confirmed card -> how surely the look that confirmed it read it
     #: something moving over the zone is a hand, boxed or not: a pale sleeve on a grey cloth goes unboxed (Snap,
     #: Slapjack: a pile is not seen empty under it)
     unboxed_arms: bool = False
@@ -688,6 +691,7 @@ class PileTracker:
                     self._misreads.add(nx)
                 continue
             self._push_top(nx, t, t_first, bx)
+            self._conf_at[nx] = float(cx)
             # (the first look that read it on where it lies now, its box's centre on the card's middle: the looks
             # before may have read it in flight to another place)
             t_read = min((tr for tr, br in self._reads.get(nx, []) if _centre_on_middle(br, bx)), default=None)
@@ -749,15 +753,20 @@ class PileTracker:
         :meth:`_laid_and_taken`)."""
         if not self._first_read or max(self._last_seen.values(), default=-1.0) > max(self._first_read.values()):
             return None  # (a face read since: a second look could confirm it, or the card was not what was read)
-        seen = self._read_once(t, before=contact, first=True)
+        seen = self._read_once(t, before=contact, first=True, top_misread=True)
         if seen is not None:
             self._recent.clear()
             self._count = 0
         return seen
 
-    def _read_once(self, t: float, before: float = math.inf, first: bool = False) -> CardSeen | None:
+    def _read_once(self, t: float, before: float = math.inf, first: bool = False, top_misread: bool = False
+                   ) -> CardSeen | None:
         """The one new card read surely since the top (before ``before``), never confirmed, pushed as the new top
-        (see :meth:`_laid_and_taken`); ``first``: also on a pile with no top yet (its first card)."""
+        (see :meth:`_laid_and_taken`); ``first``: also on a pile with no top yet (its first card). ``top_misread``:
+        where it was read at the top's very place (:data:`SAME_PLACE`), more surely than the top was confirmed, with
+        nothing changed there since the top showed, it is the top, read wrong before: renamed, not pushed
+        (:attr:`CardSeen.misread`; rendered Slapjack 3p s238 14.3 s: C's JD, read AS 0.56 three times as it came to
+        rest, then JD 0.9 just before B slapped it; logged as JD laid on AS, B took one card too many)."""
         if self.read_before_take is None or (self.top is None and not first):
             return None
         fresh = [k for k in self._first_read if k not in self.history and k in self._read_where
@@ -774,6 +783,13 @@ class PileTracker:
             return None  # the top's rank at its place: the top read two ways (rendered Slapjack 3p s12: JH as JC)
         conf = self._read_conf[code]
         shown = self._dated(code, box, t)
+        old = self.top
+        if top_misread and old is not None and not self.races and old in self._box_at and self._top_t is not None \
+                and shown <= self._top_t + 1e-9 and _box_shift(self._box_at[old], box) <= SAME_PLACE \
+                and conf > self._conf_at.get(old, 1.0):
+            self.rename(old, code)
+            self._box_at[code], self._conf_at[code] = self._box_at.pop(old), conf
+            return CardSeen(self._top_t, self.zone.name, code, conf, frame, box, t, misread=old)
         self._push_top(code, t, shown)
         return CardSeen(shown, self.zone.name, code, conf, frame, box, t)
 
@@ -897,6 +913,20 @@ class PileTracker:
             self._box_at[code] = tuple(float(v) for v in box)
         self.stack.append(code)
         self._peeking, self._gone = set(), {}
+        if self.races and not self.row:
+            self._forget_reads_before(shown)
+
+    def _forget_reads_before(self, shown: float) -> None:
+        """A race pile's new top showed at ``shown``: a code first read here before then and not confirmed lies under
+        it or was a misread; read again, it is a card landed later, dated from then, not from the old read (rendered
+        Speed 2p s11: AS, the top at 3.4 s, misread AC once; KD covered it; B's real AC, laid on KD at 4.17 s and
+        covered by 2S a quarter second later, was dated from that misread, before KD, and taken for KD misread)."""
+        stale = [k for k, first in self._first_read.items() if first < shown - 1e-9 and k not in self.stack]
+        for k in stale:
+            for kept in (self._first_read, self._first_look, self._read_where, self._read_conf, self._reads,
+                         self._settled, self._last_box, self._steady):
+                kept.pop(k, None)
+            self._once.discard(k)
 
     def rename(self, old: str, code: str) -> None:
         """A card confirmed here as ``old`` was ``code`` (its look-alike: a surer read of it elsewhere says so)."""
@@ -1111,6 +1141,11 @@ class PileTracker:
         tenth of a second later; 8D, illegal on it, was taken back, and 10C was taken for a card laid on 8D)."""
         if not self.races or not self.removals or self.row or self.top is None or self.top in looked \
                 or self._top_t is None or len(self.stack) < 2 or len(self._frames) < 2:
+            return None
+        if rank(code) == rank(self.stack[-2]):
+            # (the card under the top has the same pips: a frame showing it looks as ``code`` does now, and says
+            # nothing of when ``code`` came. Rendered Spit 2p s6 5.36 s: B's 4C laid on A's 3D, which lay on 4S,
+            # matched a frame of 4S before 3D landed: 3D was taken for taken back and 4C for "four on four")
             return None
         top, t_top = self.top, self._top_t
         under_last = self._last_seen.get(self.stack[-2], -math.inf)

@@ -1117,8 +1117,8 @@ class TableWatcher:
             for tr in self.trackers:
                 if tr.zone.name == s.zone and isinstance(tr, PileTracker):
                     top = tr.slapped(s.t if now is None else now, max(s.t, s.t_frame))
-                    if top is not None:
-                        self._landed(tr, [top])
+                    if top is not None and not self._top_read_wrong(tr, top):
+                        self._landed(tr, [dataclasses.replace(top, misread=None)])
             self.slapper_found.append(s)
             if self.game == "spit" and not self._a_layout_is_clear():
                 self.dealing.append(s)  # ST-5: piles are slapped only when a layout is clear; this hand played
@@ -1134,6 +1134,19 @@ class TableWatcher:
             ev = Event(t=round(s.t, 4), type="slap", zone=s.zone, player=s.player, t_err=round(s.t_err, 4),
                        evidence=evidence)
             heapq.heappush(self._pending, (s.t, next(self._seq), ev, s))
+
+    def _top_read_wrong(self, tr: PileTracker, top: CardSeen) -> bool:
+        """``top`` (:attr:`CardSeen.misread`) is the pile's top, confirmed before under another code: its ``card``
+        line, still held back, is renamed (True). Once that line is out (live) it stands, and ``top`` is logged as a
+        card laid on it (False): the games the slap piles are played in take no correction of a line."""
+        if top.misread is None:
+            return False
+        held = [k for k, (_, _, ev, _) in enumerate(self._pending)
+                if ev.type == "card" and ev.zone == top.zone and ev.card == top.misread]
+        if len(held) != 1:
+            return False
+        self._rename_held(held[0], top.card, top.zone)
+        return True
 
     def _a_layout_is_clear(self) -> bool:
         """Spit: some player's five columns show no card (their layout is played out: the round is over)."""
