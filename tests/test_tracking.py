@@ -904,6 +904,21 @@ def test_a_weak_read_of_a_box_straddling_two_row_cards_is_not_a_card() -> None:
         assert tr.stack == stack and tr.removed == [], (read, tr.stack)
 
 
+def test_a_weak_read_of_part_of_a_row_card_a_hand_hides_is_not_a_card() -> None:
+    """PJ-3: a hand over a row card leaves its lower corner to be boxed alone, and the deck's pictures name it weakly
+    as another card (rendered Pai Jie 3p s11 6.8 s: the lower left of 7C read 6C 0.59, "a 6C laid" that no one
+    played). A read under STRADDLE_READ of a card not on the row, boxed inside the place of a row card not read in
+    that look, at most PART_OF_TOP of it, is part of that card; read surely, or boxed over its edge, it is a card."""
+    c7, c2 = ("7C", 0.9, (160.0, 150.0, 240.0, 260.0)), ("2C", 0.9, (110.0, 150.0, 150.0, 260.0))
+    part, sure = ("6C", 0.59, (165.0, 205.0, 200.0, 258.0)), ("6C", 0.9, (165.0, 205.0, 200.0, 258.0))
+    over_edge = ("8C", 0.59, (205.0, 150.0, 285.0, 260.0))  # (laid over its end)
+    hand = ("hand", 0.8, (150.0, 100.0, 260.0, 200.0))  # over 7C's upper part
+    for read, stack in ((part, ["2C", "7C"]), (sure, ["2C", "7C", "6C"]), (over_edge, ["2C", "7C", "8C"])):
+        tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, removals=True, row=True, min_conf=0.25)
+        _feed_looks(tr, [((c2,), (c2,))] * 3 + [((c2, c7), (c2, c7))] * 3 + [((c2, c7, read), (c2, read, hand))] * 6)
+        assert tr.stack == stack, (read, tr.stack)
+
+
 def test_a_row_card_first_read_once_the_next_covers_its_end_is_laid_not_the_top_misread() -> None:
     """PJ-3 / PJ-6: a card laid between two on a row lies under the next one's end, boxed with neither, and is read
     only once the next card is laid over it (rendered Pai Jie 4p s5 16.2 s: B's QD between JD and KD). Unchanged since

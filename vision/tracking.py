@@ -224,7 +224,8 @@ SAME_PLACE_IOU = 0.75
 COURTS = ("J", "Q", "K")
 #: ... and a read under STRADDLE_READ of a card not on the row, whose box lies over the places of two row cards, each
 #: covering STRADDLE_SHARE of it, is a box straddling the two, not a card (rendered Pai Jie 4p s12 13.7 s: a box over
-#: 6C and 7C read 3C 0.53, "a 3C laid")
+#: 6C and 7C read 3C 0.53, "a 3C laid"); so is one whose box lies inside the place of a row card not read in that
+#: look, at most PART_OF_TOP of it: part of that card, the rest under a hand
 STRADDLE_READ = 0.6
 STRADDLE_SHARE = 0.35
 #: ... and a read of a card not on the row whose middle lies on the wrong side of a row card's middle, by more than
@@ -836,10 +837,11 @@ class PileTracker:
 
     def _own_places(self, inside: list[tuple[float, str, Any]]) -> list[tuple[float, str, Any]]:
         """A row's reads, each read at the place of a row card not read in this look as a look-alike of it taken for
-        that card (:data:`SAME_PLACE_IOU`), and a weak read of a box straddling two row cards left out
-        (:data:`STRADDLE_READ`), as is a read of a card whose rank cannot lie there (:meth:`_out_of_row_order`) and, on
-        a suit's row (a zone ``row:S`` ...), one of another suit: a row holds its suit's cards only (PJ-3; rendered
-        Pai Jie 4p s238 11.9 s: 7H read 7D 0.69 on the hearts row, "a 7D laid" that no one played)."""
+        that card (:data:`SAME_PLACE_IOU`), and a weak read of a box straddling two row cards, or of a box on part of
+        one not read in this look, left out (:data:`STRADDLE_READ`), as is a read of a card whose rank cannot lie
+        there (:meth:`_out_of_row_order`) and, on a suit's row (a zone ``row:S`` ...), one of another suit: a row holds
+        its suit's cards only (PJ-3; rendered Pai Jie 4p s238 11.9 s: 7H read 7D 0.69 on the hearts row, "a 7D laid"
+        that no one played)."""
         read = {n for _, n, _ in inside}
         suit_row = self.zone.name.startswith("row:")
         out = []
@@ -849,6 +851,11 @@ class PileTracker:
                 continue  # (a box straddling two row cards)
             if n not in self.stack and self._out_of_row_order(n, b):
                 continue  # (a card read where its rank cannot lie)
+            if n not in self.stack and c < STRADDLE_READ and any(
+                    k not in read and _inside(b, p) and _area(b) <= PART_OF_TOP * _area(p)
+                    for k, p in self._place.items() if k in self.stack):
+                continue  # (part of a row card a hand hides the rest of, read alone: rendered Pai Jie 3p s11 6.8 s,
+                # the lower left of 7C beside a hand read 6C 0.59, "a 6C laid" that no one played)
             if n not in self.stack:
                 k = next((k for k in self.stack if k not in read and k in self._place and _looks_like(k, n)
                           and float(box_ious([b], [self._place[k]])[0, 0]) >= SAME_PLACE_IOU), None)
