@@ -414,9 +414,15 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
         else:
             top_edge = top_edge or edge
             cards.append(pose)
-        near = np.hypot(xx - x, yy - y) <= NEXT_MM * PX_PER_MM
+        beside = np.hypot(xx - x, yy - y) <= NEXT_MM * PX_PER_MM
+        turns = np.array([(angle + d) % 180.0 for d in np.arange(-NEXT_WITHIN, NEXT_WITHIN + 1e-6, ANGLE_STEP)])
+        if seams is not None and len(cards) > 1:
+            # (backs printed to their edges: a seam has no side, so which of two cards lies on top is not told, and
+            # the fan may go on beyond the card fitted first: the next card lies beside any of them)
+            near, angles = near | beside, np.unique(np.concatenate([angles, turns]))
+        else:
+            near, angles = beside, turns
         visible = _hide(visible, x, y, angle)
-        angles = np.array([(angle + d) % 180.0 for d in np.arange(-NEXT_WITHIN, NEXT_WITHIN + 1e-6, ANGLE_STEP)])
     return cards
 
 
