@@ -185,6 +185,10 @@ def test_a_hand_that_lays_a_card_is_not_a_slap() -> None:
          SlapSeen(3.00, "pile:A", "C", 0.016, 90, 3.00)]
     kept = drop_dealing(s, [(1.05, "center"), (2.0, "center"), (3.05, "pile:B")])
     assert [x.player for x in kept] == ["B", "C"]
+    # a hand seen down a little before its card showed laid it too (rendered Slapjack 4p s11 15.06 s: 167 ms); one
+    # down a quarter second before the next card is a slap (the renders' slaps come 268 ms or more before the next)
+    s = [SlapSeen(15.0, "center", "C", 0.12, 450, 15.0), SlapSeen(16.9, "center", "A", 0.016, 507, 16.9)]
+    assert [x.player for x in drop_dealing(s, [(15.167, "center"), (17.15, "center")])] == ["A"]
     # a Snap pile's cards are laid by its owner: C's hand on A's pile 47 ms after A's AH showed slapped, anticipated
     # (rendered Snap 4p s12 12.03 s: C won the snap of aces); A's own hand then is the one that laid it
     s = [SlapSeen(12.08, "pile:A", "C", 0.016, 363, 12.08), SlapSeen(12.08, "pile:A", "A", 0.016, 363, 12.08)]

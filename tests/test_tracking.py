@@ -1148,6 +1148,45 @@ def test_a_card_read_surely_at_the_unchanged_top_just_before_a_slap_is_the_top_r
     assert tr.stack == want_stack and tr.top == "JD"
 
 
+@pytest.mark.parametrize(("case", "want"), [
+    ("played again", [("JC", 3), ("JC", 11)]),  # read turned the other way after the hands: won and played anew
+    ("same place", [("JC", 3)]),  # read where it lay after the hands: it never went
+    ("box off", [("JC", 3)]),  # boxed 15 px off after the hands, lying as it lay (rendered Snap 3p s11 17.4 s)
+    ("no wins unseen", [("JC", 3)]),  # a pile that is not won under hands (``won_unseen`` off)
+])
+def test_a_slap_pile_top_read_elsewhere_after_hands_hid_it_was_won_and_played_again(case: str, want: list) -> None:
+    """SJ-2 (Slapjack): A wins the pile on JC under three hands and plays JC again at once, turned the other way;
+    the pile is never seen bare between. JC read whole, away from where it lay, after hands hid the pile, is a new
+    card (rendered Slapjack 4p s11 12.98 s: kept as the old top, its four slaps were all false). Read where it lay,
+    or boxed elsewhere while its middle still looks as it did, it never went."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, read_before_take=0.85, won_unseen=case != "no wins unseen")
+    flat, turned = (150.0, 160.0, 260.0, 240.0), (165.0, 145.0, 245.0, 255.0)
+    seen = []
+    for i in range(16):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        d = dets()
+        if 3 <= i < 6:  # JC lies across the pile
+            img[160:240, 150:260] = 240
+            img[175:195, 165:185] = 20
+            d = dets(("JC", 0.9, flat))
+        if 6 <= i < 11:  # hands over it: the pile is won, JC played again
+            img[120:300, 120:330] = (60, 40, 120)
+            d = dets(("hand", 0.8, (120.0, 120.0, 330.0, 300.0)))
+        if i >= 11:
+            if case == "played again":
+                img[145:255, 165:245] = 240
+                img[160:180, 180:200] = 20
+            else:
+                img[160:240, 150:260] = 240
+                img[175:195, 165:185] = 20
+            d = dets(("JC", 0.9, flat if case == "same place" else turned))
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        if s:
+            seen.append((s.card, round(s.t * 30)))
+    assert seen == want
+
+
 @pytest.mark.parametrize(("gap_s", "want"), [(4.0, ["3S", "4C", "3S"]), (1.0, ["3S", "4C"])])
 def test_a_code_unseen_for_long_under_newer_cards_is_a_new_card_when_read_again(gap_s: float, want: list) -> None:
     """SP-2 (Speed): a code confirmed on a pile long ago (there, a misread: rendered Speed s238 read 4H as 3S at 9.3 s)
@@ -1175,6 +1214,24 @@ def test_a_code_unseen_for_long_under_newer_cards_is_a_new_card_when_read_again(
     look(4, t, "3S", 160)
     look(5, t + 1 / 30, "3S", 160)
     assert seen == want
+
+
+def test_a_row_card_unread_for_long_beside_newer_cards_is_the_same_card_when_read_again() -> None:
+    """PJ-3: a row card under the end of the next one may go unread for many seconds while cards are laid beside it;
+    read again where it lies, it is the card laid then, not a new one (rendered Pai Jie 2p s238 17.4 s: JD, unread for
+    9 s under QD's end, "the jack of diamonds is already on the table"). A pile's card unseen that long is forgotten
+    (the test above); a row's never is."""
+    j, q = ("JD", 0.9, (160.0, 150.0, 240.0, 260.0)), ("QD", 0.9, (200.0, 150.0, 280.0, 260.0))
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, retry=1, removals=True, row=True, min_conf=0.25)
+    seen = _feed_looks(tr, [((j,), (j,))] * 3 + [((j, q), (j, q))] * 3)
+    for i, t in enumerate((2.0, 5.0, 9.0, 9.0 + 1 / 30, 9.0 + 2 / 30)):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        img[150:260, 160:240] = 240
+        img[150:260, 200:280] = 190
+        tr.remember(10 + i, t, img)
+        s = tr.update(10 + i, t, dets(q) if t < 9.0 else dets(j, q))
+        seen += [s] if s else []
+    assert [c.card for c in seen] == ["JD", "QD"] and tr.stack == ["JD", "QD"]
 
 
 @pytest.mark.parametrize(("dx", "want"), [

@@ -97,6 +97,11 @@ TWO_WAYS_MARGIN = 0.1
 #: ... and only when the two were first read this close in time (s): a card read once, covered by the next card's
 #: back on its way, and that card read at the same place half a second later are two cards (s238: JD, then 10D)
 TWO_WAYS_S = 0.2
+#: a slap pile's top read again, whole (its box's area within this factor of the one it was confirmed in, either way),
+#: overlapping where it lay by less than PLAYED_AGAIN_IOU, after hands hid the pile, was won with its pile and played
+#: anew (:attr:`PileTracker.won_unseen`)
+PLAYED_AGAIN_AREA = 1.4
+PLAYED_AGAIN_IOU = 0.6
 #: a new card's reads (first look, first read, every read) and the looks that saw only a card back over the pile are
 #: kept this long (s): what a confirmation, a race or a card read two ways is judged on
 RECENT_READS_S = 1.5
@@ -373,6 +378,10 @@ class PileTracker:
     #: anew after). Where no look saw it bare yet (a game watched from the middle), as before
     bare_middle: bool = False
     _bare_ref: np.ndarray | None = None  # the zone's middle (grey) in the latest look that saw it bare
+    #: a pile may be won under hands and its top played again before it is seen bare (Slapjack, Snap): see
+    #: :meth:`_played_again`
+    won_unseen: bool = False
+    _hid_top: bool = False  # hands were over the pile since the top was last read where it lay
     #: the cards lie side by side, overlapping (a Pai Jie suit row), not on top of each other: see
     #: :meth:`_hidden_in_row`
     row: bool = False
@@ -564,6 +573,7 @@ class PileTracker:
             there -= self._laid_anew(index, inside, hand_boxes)
             self._check_removed(index, t, there, hand_over or stirred, back_over)
             self._check_buried(index, t, there, hand_over or stirred or any(n not in self.history for n in looked))
+        self._played_again(inside, hand_over or zone_stirred or back_over)
         # (whether a card seen before is forgotten is asked of when it was seen before this look; once forgotten, it
         # is new until confirmed again)
         self.history -= {n for _, n, _ in inside if n in self.history and self._forgotten(n, t)}
@@ -702,6 +712,33 @@ class PileTracker:
             return None
         self.also += out[:-1]
         return out[-1]
+
+    def _played_again(self, inside: list[tuple[float, str, Any]], hidden: bool) -> None:
+        """:attr:`won_unseen`: the top, read whole (:data:`PLAYED_AGAIN_AREA`) away from where it lay
+        (:data:`PLAYED_AGAIN_IOU`) after hands hid the pile (``hidden`` in this look or since it was last read there),
+        where its middle no longer looks as in its first clean look (:meth:`_as_snapped`), was won with its pile and
+        played again: it is forgotten, to be confirmed anew where it lies now (rendered
+        Slapjack 4p s11 12.98 s: A won the pile on JC at 12.36 s under three hands and played JC again, turned the other
+        way; never seen bare between, the pile kept JC as its top and the four slaps on it were false)."""
+        if not self.won_unseen or self.top is None or self.top not in self._box_at:
+            return
+        was = self._box_at[self.top]
+        reads = [b for _, n, b in inside if n == self.top]
+        if not reads:
+            self._hid_top = self._hid_top or hidden
+            return
+        area = _area(was)
+        moved = [b for b in reads if float(box_ious([b], [was])[0, 0]) < PLAYED_AGAIN_IOU
+                 and area / PLAYED_AGAIN_AREA <= _area(b) <= area * PLAYED_AGAIN_AREA]
+        if not moved or len(moved) < len(reads) or not self._hid_top or not self._frames \
+                or self._as_snapped(self.top, self._frames[-1][2]) is not False:
+            self._hid_top = hidden  # (where its first clean look still shows where it lay, it never went: a box
+            return  # read 20 px off it after a hand passed, rendered Snap 3p s11 17.4 s)
+        self.history.discard(self.top)
+        self.stack.pop()
+        self._box_at.pop(self.top, None)
+        self.top = self.stack[-1] if self.stack else None
+        self._hid_top = False
 
     def _steady_reads(self, on_pile: list[tuple[float, str, Any]]) -> list[tuple[float, str, Any]]:
         """Reads below ``min_conf`` (from :data:`STEADY_CONF`) of a code read at the same place in the last
@@ -1103,7 +1140,11 @@ class PileTracker:
     def _forgotten(self, code: str, t: float) -> bool:
         """A card confirmed here before may come back (the pile was taken and its cards played again) once it has
         not been seen for ``forget_s`` and newer cards have topped it since: a buried card peeking out between
-        two others is seen now and then, never after that long."""
+        two others is seen now and then, never after that long. Not on a row: its cards lie side by side, and one
+        that goes is seen going (rendered Pai Jie 2p s238 17.4 s: JD under QD's end on the diamonds row, unread for
+        9 s, read again where it lay and taken for a JD laid anew)."""
+        if self.row:
+            return False
         seen = self._last_seen.get(code, self._seen_at.get(code, t))
         newer = any(v > self._seen_at.get(code, t) for v in self._seen_at.values())
         return t - seen > self.forget_s and newer
@@ -1130,7 +1171,7 @@ class PileTracker:
         if after is not None:
             t_ref, read = t, None
         shown = self.first_seen(tuple(float(v) for v in box), t_ref, after)
-        if self.races and self.removals:
+        if (self.races and self.removals) or self.won_unseen:
             self._snap_middle(code, box, t_ref)
         self._read_where.pop(code, None)
         self._read_conf.pop(code, None)
@@ -1229,22 +1270,30 @@ class PileTracker:
             if n not in self.stack[:-1] or n not in self._snap or n in out or any(_overlap(b, h) for h in hand_boxes) \
                     or any(n2 != n and _overlap(_middle(b), b2) for _, n2, b2 in inside):
                 continue  # (another card read over its middle: it peeks out from under that one)
-            region, patch = self._snap[n]
-            telling = _telling(patch)
-            if telling is None:
-                continue
-            telling &= patch < float(np.median(patch)) - SAME_GREY  # (its ink: paper matches paper anywhere)
-            if telling.sum() < PART_TELLING:
-                continue
-            want = patch[telling]
-            shifts = range(-REPLAY_SHIFT, REPLAY_SHIFT + 1)
-            if max(_ink_match(grey, region, telling, want, dx, dy) for dy in shifts for dx in shifts) < REPLAY_MATCH:
+            if self._as_snapped(n, grey) is False:
                 out.add(n)
         for n in out:
             last = self._last_seen.get(n, self._frames[-1][1])
             self._lose(n)
             self.removed.append(RemoveSeen(last, self.zone.name, n, index))
         return out
+
+    def _as_snapped(self, code: str, grey: np.ndarray) -> bool | None:
+        """Whether ``grey`` (a crop) still shows ``code``'s middle where it lay in its first clean look
+        (:meth:`_snap_middle`): at least :data:`REPLAY_MATCH` of that look's ink, shifted up to :data:`REPLAY_SHIFT`
+        pixels. None where no such look was kept, or its middle has too little ink to tell by."""
+        if code not in self._snap:
+            return None
+        region, patch = self._snap[code]
+        telling = _telling(patch)
+        if telling is None:
+            return None
+        telling &= patch < float(np.median(patch)) - SAME_GREY  # (its ink: paper matches paper anywhere)
+        if telling.sum() < PART_TELLING:
+            return None
+        want = patch[telling]
+        shifts = range(-REPLAY_SHIFT, REPLAY_SHIFT + 1)
+        return max(_ink_match(grey, region, telling, want, dx, dy) for dy in shifts for dx in shifts) >= REPLAY_MATCH
 
     def first_seen(self, box: tuple[float, float, float, float], t_ref: float, after: float | None = None) -> float:
         """The earliest kept frame from which the card's area (the middle of its box) looked as it did at ``t_ref``

@@ -249,6 +249,7 @@ class TableWatcher:
                         carried=CARRIED_SHARE.get(self.game),
                         lay_once=LAY_ONCE_CONF.get(self.game), read_before_take=READ_BEFORE_TAKE.get(self.game),
                         unboxed_arms=self.game in READ_BEFORE_TAKE, bare_middle=self.game in READ_BEFORE_TAKE,
+                        won_unseen=self.game in READ_BEFORE_TAKE,
                         emptied_is_removal=self.game == "paijie", row=z.startswith("row:"),
                         retry=COLUMN_RETRY if z.startswith("col:") else PileTracker.retry)
             for z in card_zones]
