@@ -831,8 +831,11 @@ def _covered(boxes: np.ndarray, by: np.ndarray, iou: float) -> np.ndarray:
 
 
 #: backs the detector is less sure of than this are compared with the deck's pictures (rendered Spit s11: 29 of 30
-#: backs the deck named were below 0.45, none of 206 from 0.55 on; a comparison costs ~25 ms on this CPU)
-BACK_READ_BELOW = 0.5
+#: backs the deck named were below 0.45, none of 206 from 0.55 on; a comparison costs ~25 ms on this CPU). 0.7 since
+#: the detector was trained on faces filmed as prints: a striped court turned up on a Spit column is boxed as a back at
+#: 0.51-0.69 (rendered Spit 2p s11 13.0 s: B's QS, never read there, so its play was "not a visible top of any
+#: column" and the game's verdicts cascaded); the Spit audit is ~8 % slower so
+BACK_READ_BELOW = 0.7
 #: a back the deck's pictures read at this confidence or more is that face (:func:`models.deckmatch.deck_read`: 0.7
 #: is a match of 0.55; a back matches no face that well)
 BACK_MIN_CONF = 0.7
