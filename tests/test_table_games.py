@@ -441,6 +441,26 @@ class _Model:
         return Detections()
 
 
+def test_the_cards_of_a_row_a_card_was_just_laid_on_are_not_yet_the_arm_finders_background() -> None:
+    """PJ-3, TM-1 (who laid a card): the arm finder's background learns a card only after it lay still a while, so
+    the cards laid lately are left out of each seat's strip; a card laid on a row lies over the end of its neighbour,
+    whose look changes too, so the cards of that row are left out as well (rendered Pai Jie 2p s238 15.2 s: 3D under
+    the end of the 2D laid 0.8 s before covered A's strip, and A was given B's 2S). Older cards elsewhere stay."""
+    sc = make_script("paijie", 2, 238, 5.0)
+    w = TableWatcher(sc.layout, "paijie", _Model(), 30.0)
+
+    def laid(t: float, zone: str, code: str, x: float) -> CardSeen:
+        return CardSeen(t, zone, code, 0.9, int(t * 30), (x, 360.0, x + 72.0, 465.0), t + 0.1)
+
+    d3, d2 = laid(12.93, "row:D", "3D", 413.0), laid(14.43, "row:D", "2D", 352.0)
+    h2, c7 = laid(14.87, "row:H", "2H", 362.0), laid(9.0, "row:C", "7C", 600.0)
+    s2 = laid(15.23, "row:S", "2S", 360.0)
+    w.cards = [c7, d3, d2, h2, s2]
+    boxes = w._not_yet_background(s2, 15.23, 2.0)
+    assert sorted(boxes) == sorted([d3.box, d2.box, h2.box])  # 2D and 2H laid lately, 3D on 2D's row; not 7C
+    assert w._not_yet_background(s2, 18.0, 2.0) == []  # (all of them background by then)
+
+
 @pytest.mark.parametrize("game, players", [("spit", 2), ("paijie", 3)])
 def test_close_zones_share_looks_and_racing_piles_keep_their_own(game: str, players: int) -> None:
     """Spit's ten columns and Pai Jie's four rows lie close together: one detector run covers several zones (a

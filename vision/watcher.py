@@ -432,7 +432,7 @@ class TableWatcher:
                     self._column_top_read_wrong(card, t_card)
             player = racing[k] if len(racing) == len(landed) else None
             if self.arms is not None:
-                lately = [c.box for c in self.cards if c is not card and t_card - self.arms.absorb_s <= c.t < t_card]
+                lately = self._not_yet_background(card, t_card, self.arms.absorb_s)
                 player = self.arms.who(card.box, t_card - 0.1, t_card + 0.04, cards=lately)
             if not player and self.game in PLAYER_FROM_ARM:
                 player = self._who_laid(card.zone, t_card)
@@ -444,6 +444,16 @@ class TableWatcher:
             ev = Event(t=round(t_card, 4), type="card", zone=card.zone, card=card.card, player=player,
                        conf=round(card.conf, 3), t_err=round(t_err, 4), evidence=evidence)
             heapq.heappush(self._pending, (t_card, next(self._seq), ev, card))
+
+    def _not_yet_background(self, card: CardSeen, t_card: float, absorb_s: float) -> list[tuple[float, ...]]:
+        """The boxes of the cards other than ``card`` laid within ``absorb_s`` before ``t_card``, which the arm
+        finder's background has not learnt yet (they cover a strip as an arm at rest would), and of every card on a
+        row one of them was laid on: it lies over the end of its neighbour, whose look changes too (rendered Pai Jie
+        2p s238 15.2 s: B's 2S on the spades row; 3D, under the end of the 2D laid 0.8 s before, covered A's strip
+        0.39 at every look, and A was given the card)."""
+        fresh = {id(c) for c in self.cards if c is not card and t_card - absorb_s <= c.t < t_card}
+        rows = {c.zone for c in self.cards if id(c) in fresh and c.zone.startswith("row:")}
+        return [c.box for c in self.cards if c is not card and (id(c) in fresh or c.zone in rows)]
 
     def _who_laid(self, zone: str, t_card: float) -> str | None:
         """The hand over the pile's edge as the card landed. A hand lays one card at a time: the one that has
