@@ -57,10 +57,12 @@ def grey(frame: np.ndarray, crop: tuple[int, int, int, int]) -> np.ndarray:
     return cv2.cvtColor(frame[crop[1]:crop[3], crop[0]:crop[2]], cv2.COLOR_BGR2GRAY)
 
 
-def squared_pile(seed: int, light: bool, turn_sd: float = 3.0) -> tuple:
-    """The pile so far, squared up (three backs of the built-in deck): (rng, back, frame, view, crop, grey crop)."""
+def squared_pile(seed: int, light: bool, turn_sd: float = 3.0, back: np.ndarray | None = None) -> tuple:
+    """The pile so far, squared up (three backs of the built-in deck, or ``back``): (rng, back, frame, view, crop,
+    grey crop)."""
     rng = np.random.default_rng(seed)
-    back = FaceSet("builtin").deck(rng).image("back", 300)
+    if back is None:
+        back = FaceSet("builtin").deck(rng).image("back", 300)
     frame = table(light, seed)
     for _ in range(3):
         lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, turn_sd)))
@@ -436,6 +438,11 @@ def test_a_card_turned_up_that_the_detector_boxes_three_ways_is_one_card() -> No
     assert [(r.cards, r.count) for r in reveals] == [(("KS",), 1)]
 
 
+def _edge_back(seed: int) -> np.ndarray:
+    """The back of the built-in deck of ``[seed, 5]``: printed to its edges for seeds 5, 15, 21 and 22."""
+    return FaceSet("builtin").deck(np.random.default_rng([seed, 5])).image("back", 300)
+
+
 @pytest.mark.parametrize("seed", [21, 22])
 def test_a_fan_of_backs_printed_to_their_edges_is_told_apart_by_the_seams_of_their_pattern(seed: int) -> None:
     """CH-2: where two backs printed to their edges overlap (the built-in decks of seeds 21 and 22: checks and a
@@ -445,14 +452,8 @@ def test_a_fan_of_backs_printed_to_their_edges_is_told_apart_by_the_seams_of_the
     rendered 2-player games of seeds 15 and 21, 20 -> 24 of 32 batches and reveals right.)"""
     from models.deckmatch import printed_to_edge
 
-    back = FaceSet("builtin").deck(np.random.default_rng([seed, 5])).image("back", 300)
+    _, back, frame, view, crop, before = squared_pile(seed, True, back=_edge_back(seed))
     assert printed_to_edge(back)
-    rng = np.random.default_rng(seed)
-    frame = table(True, seed)
-    for _ in range(3):
-        lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, 3.0)))
-    view, crop = view_and_crop()
-    before = grey(frame, crop)
     for k in range(3):
         lay_back(frame, back, ((k - 1) * FAN_MM, 0.0), 4.0 + (k - 1) * 6.0)
     now = grey(frame, crop)
@@ -466,13 +467,7 @@ def test_a_fan_of_four_backs_printed_to_their_edges_goes_on_beyond_the_card_fitt
     and the fan goes on either side of it: the next card lies beside any card fitted so far, not only the last
     (synthetic fans of four on a dark cloth, seeds 21 and 5: three counted so before; rendered held-out Cheat 3p s5
     3.79 s: a batch of 3 counted 2 -> 3)."""
-    back = FaceSet("builtin").deck(np.random.default_rng([seed, 5])).image("back", 300)
-    rng = np.random.default_rng(seed)
-    frame = table(False, seed)
-    for _ in range(3):
-        lay_back(frame, back, tuple(rng.normal(0, 1.0, 2)), float(rng.normal(0, 3.0)))
-    view, crop = view_and_crop()
-    before = grey(frame, crop)
+    _, back, frame, view, crop, before = squared_pile(seed, False, back=_edge_back(seed))
     for k in range(4):
         lay_back(frame, back, ((k - 1.5) * FAN_MM, 0.0), 4.0 + (k - 1) * 6.0)
     assert len(fit_batch(grey(frame, crop), view, before, seams=True)) == 4

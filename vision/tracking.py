@@ -281,6 +281,12 @@ def _inside(box: Any, other: Any, slack: float = 0.04) -> bool:
     return bool(box[0] >= other[0] - m and box[1] >= other[1] - m and box[2] <= other[2] + m and box[3] <= other[3] + m)
 
 
+def _part_of(box: Any, whole: Any) -> bool:
+    """Whether ``box`` lies inside ``whole`` (:func:`_inside`) and is at most :data:`PART_OF_TOP` of its area: a box
+    on part of that card, not another card laid on it."""
+    return _inside(box, whole) and _area(box) <= PART_OF_TOP * _area(whole)
+
+
 def _overlap(a: Any, b: Any) -> bool:
     return bool(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
 
@@ -701,8 +707,7 @@ class PileTracker:
                 if nx not in self.stack:
                     self._misreads.add(nx)
                 continue
-            self._push_top(nx, t, t_first, bx)
-            self._conf_at[nx] = float(cx)
+            self._push_top(nx, t, t_first, bx, cx)
             # (the first look that read it on where it lies now, its box's centre on the card's middle: the looks
             # before may have read it in flight to another place)
             t_read = min((tr for tr, br in self._reads.get(nx, []) if _centre_on_middle(br, bx)), default=None)
@@ -771,8 +776,7 @@ class PileTracker:
         (rendered Speed s238: KD's middle and corner boxed alone read AS, 0.78 and 0.65, while its whole box read KD
         0.9); a card laid on it is boxed about as large, or read as surely (a card laid sideways on one turned 45
         degrees boxes inside the other's box, 0.62 of it)."""
-        return self.top is not None and any(n == self.top and c > conf and _inside(box, b)
-                                            and _area(box) <= PART_OF_TOP * _area(b) for c, n, b in inside)
+        return self.top is not None and any(n == self.top and c > conf and _part_of(box, b) for c, n, b in inside)
 
     def _laid_and_taken(self, t: float) -> CardSeen | None:
         """The one new card read surely (:attr:`read_before_take`) since the top, never confirmed, on a pile now
@@ -889,8 +893,7 @@ class PileTracker:
             if n not in self.stack and self._out_of_row_order(n, b):
                 continue  # (a card read where its rank cannot lie)
             if n not in self.stack and c < STRADDLE_READ and any(
-                    k not in read and _inside(b, p) and _area(b) <= PART_OF_TOP * _area(p)
-                    for k, p in self._place.items() if k in self.stack):
+                    k not in read and _part_of(b, p) for k, p in self._place.items() if k in self.stack):
                 continue  # (part of a row card a hand hides the rest of, read alone: rendered Pai Jie 3p s11 6.8 s,
                 # the lower left of 7C beside a hand read 6C 0.59, "a 6C laid" that no one played)
             if n not in self.stack:
@@ -945,16 +948,18 @@ class PileTracker:
             return set()
         return {c for c in self.stack if c not in seen and c in self._place and self.still_lies(c, self._place[c])}
 
-    def _push_top(self, code: str, t: float, shown: float, box: Any = None) -> None:
+    def _push_top(self, code: str, t: float, shown: float, box: Any = None, conf: float | None = None) -> None:
         """``code``, confirmed at ``t``, is the new top from ``shown`` on. The codes the old top was misread as may
         be read here again as the cards they are (rendered Spit s11: JC read JS on a centre pile; the real JS, played
-        there later, was never confirmed)."""
+        there later, was never confirmed). ``box``, ``conf``: how the look that confirmed it read it, where known."""
         self.history -= self._misreads - set(self.stack) - {code}
         self._misreads = set()
         self._seen_at[code] = t
         self.top, self._top_t = code, shown
         if box is not None:
             self._box_at[code] = tuple(float(v) for v in box)
+        if conf is not None:
+            self._conf_at[code] = float(conf)
         self.stack.append(code)
         self._peeking, self._gone = set(), {}
         if self.races and not self.row:
