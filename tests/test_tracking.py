@@ -1381,3 +1381,34 @@ def test_a_spit_column_card_read_two_ways_as_it_is_turned_up_is_one_card(one_by_
             d = dets(("9H", 0.9, (160.0, 150.0, 240.0, 260.0)))
         seen += [c.card for c in _look(tr, i, img, d)]
     assert seen == want
+
+
+def _carried_across_then_played(told: bool) -> list[tuple[str, int]]:
+    """A Spit centre pile (10D on top): QS crosses it in a hand once (read at frame 4, on its way to a column), JD
+    is laid (in flight, then settling: read at two places a few pixels apart, never confirmed alone), then QS is
+    played on it. ``told``: the watcher says QS landed elsewhere at frame 9. The cards confirmed, (code, frame)."""
+    ten = ("10D", 0.9, (160.0, 150.0, 240.0, 260.0))
+    crossing = ("QS", 0.9, (230.0, 120.0, 300.0, 220.0))
+    jd_flying = [("JD", 0.9, (125.0, 195.0, 205.0, 305.0)), ("JD", 0.9, (145.0, 175.0, 225.0, 285.0))]
+    jd_settling = [("JD", 0.9, (165.0, 155.0, 245.0, 265.0)), ("JD", 0.9, (173.0, 153.0, 246.0, 265.0))]
+    qs = ("QS", 0.9, (170.0, 150.0, 250.0, 262.0))
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.06, races=True, removals=True)
+    looks = [((ten,), (ten,))] * 4 + [((ten, crossing), (ten, crossing))] + [((ten,), (ten,))] * 20 + \
+        [((ten, jd), (jd,)) for jd in jd_flying + jd_settling] + [((ten, jd_settling[1], qs), (qs,))] * 6
+    seen = []
+    for i, (lying, shown) in enumerate(looks):
+        if told and i == 10:
+            tr.landed_elsewhere("QS", 9 / 30)
+        img = np.full((480, 640, 3), 90, np.uint8)
+        for k, (_, _, (x0, y0, x1, y1)) in enumerate(lying):
+            img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
+        seen += [(c.card, round(c.t * 30)) for c in _look(tr, i, img, dets(*shown))]
+    return seen
+
+
+def test_a_card_read_crossing_a_race_pile_on_its_way_elsewhere_is_dated_from_its_own_landing_later() -> None:
+    """ST-2, SP-2 (Spit): a card read once over a centre pile as a hand carries it to a column, and confirmed on that
+    column, was not laid on the centre pile then: played there later, it is dated from its reads then, and the card
+    laid just before it stays (rendered Spit 2p s7: A's QS, read on ``right`` at 16.3 s crossing to ``col:A:1``,
+    played on ``right`` at 17.61 s, was dated from 16.3 s, and B's JD, laid 0.26 s before it, was dropped)."""
+    assert _carried_across_then_played(told=True) == [("10D", 0), ("JD", 27), ("QS", 29)]

@@ -970,8 +970,20 @@ class PileTracker:
         it or was a misread; read again, it is a card landed later, dated from then, not from the old read (rendered
         Speed 2p s11: AS, the top at 3.4 s, misread AC once; KD covered it; B's real AC, laid on KD at 4.17 s and
         covered by 2S a quarter second later, was dated from that misread, before KD, and taken for KD misread)."""
-        stale = [k for k, first in self._first_read.items() if first < shown - 1e-9 and k not in self.stack]
-        for k in stale:
+        self._forget([k for k, first in self._first_read.items() if first < shown - 1e-9 and k not in self.stack])
+
+    def landed_elsewhere(self, code: str, shown: float) -> None:
+        """``code`` was confirmed on another pile, lying there from ``shown`` on: a read of it here first made before
+        then, never confirmed, was of the card on its way there (a Spit column card carried over a centre pile), not
+        of one laid here; if it lands here later, it is dated from its reads then (rendered Spit 2p s7: A's QS, read
+        once on ``right`` at 16.3 s as it crossed to ``col:A:1``, was played on ``right`` at 17.61 s and dated from
+        16.3 s, before B's JD, which was dropped as covered)."""
+        if self._first_read.get(code, float("inf")) < shown and code not in self.stack:
+            self._forget([code])
+
+    def _forget(self, codes: list[str]) -> None:
+        """Unconfirmed reads of ``codes`` here, forgotten."""
+        for k in codes:
             for kept in (self._first_read, self._first_look, self._read_where, self._read_conf, self._reads,
                          self._settled, self._last_box, self._steady):
                 kept.pop(k, None)
