@@ -908,36 +908,48 @@ def test_a_look_at_several_pai_jie_rows_reads_every_card_on_them() -> None:
     assert TableWatcher(speed.layout, "speed", ReadingDetector(detector, RowsReader()), 30.0).detector.max_faces == 4
 
 
+def _match_scores(**match: float) -> np.ndarray:
+    """A turned card's match with each of the deck's pictures (``_10H=0.6``: a leading ``_`` for a digit)."""
+    from models.classes import FACES
+
+    s = np.full(len(FACES), 0.1)
+    for code, m in match.items():
+        s[FACES.index(code.lstrip("_"))] = m
+    return s
+
+
+class _PosedDeck:
+    """A deck whose posed reads of a batch are given: one row of matches per card, top first."""
+
+    def __init__(self, *cards: np.ndarray) -> None:
+        self.cards = cards
+
+    def read_posed(self, frame: np.ndarray, poses: list, origin: tuple) -> list[np.ndarray]:
+        return list(self.cards)
+
+
+def _read_reveal(claimed: str | None, *cards: np.ndarray, named: frozenset = frozenset()) -> tuple[str, ...]:
+    """The batch turned up, read by a batch watcher from its cards' matches (``claimed``: the rank heard for it;
+    ``named``: the faces the detector named surely in the look)."""
+    from vision.fan import CardPose
+
+    w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1, deck=_PosedDeck(*cards))
+    w._colour = np.zeros((10, 10, 3), np.uint8)
+    w._batch_poses = [CardPose((0.0, 0.0), 0.0, 1.0, 1.0, 1.0)] * len(cards)
+    w.claimed = claimed
+    w._named = named
+    return w._read_turned()
+
+
 def test_of_look_alike_strips_in_a_reveal_the_claimed_rank_is_the_read() -> None:
     """CH-4: a batch turned up shows a strip of each lower card, its index a few pixels high, so look-alikes match
     within a few hundredths (rendered Cheat 3p s11's three tens: the lowest strip matched 9C 0.461, 10C 0.448).
     Of matches within ``CLAIMED_CLOSE`` of the best, the rank claimed for the batch (heard by the watcher as it is
     said) is the read; a card further from the best is read as what it matches best: a liar's card stays a lie.
     The batch's cards are named together, one card of each."""
-    from models.classes import FACES
     from vision.batches import CLAIMED_CLOSE
-    from vision.fan import CardPose
 
-    def scores(**match: float) -> np.ndarray:
-        s = np.full(len(FACES), 0.1)
-        for code, m in match.items():
-            s[FACES.index(code.lstrip("_"))] = m
-        return s
-
-    class Deck:
-        def __init__(self, *cards: np.ndarray) -> None:
-            self.cards = cards
-
-        def read_posed(self, frame: np.ndarray, poses: list, origin: tuple) -> list[np.ndarray]:
-            return list(self.cards)
-
-    def read(claimed: str | None, *cards: np.ndarray) -> tuple[str, ...]:
-        w = BatchWatcher(Zone("center", ZONE.polygon), CROP, confirm=2, every=1, deck=Deck(*cards))
-        w._colour = np.zeros((10, 10, 3), np.uint8)
-        w._batch_poses = [CardPose((0.0, 0.0), 0.0, 1.0, 1.0, 1.0)] * len(cards)
-        w.claimed = claimed
-        return w._read_turned()
-
+    scores, read = _match_scores, _read_reveal
     top, strip = scores(_10H=0.6, _9H=0.59), scores(_9C=0.461, _10C=0.448, JC=0.444)
     assert read("10", top, strip) == ("10C", "10H")
     assert read(None, top, strip) == ("10H", "9C")
@@ -952,6 +964,24 @@ def test_of_look_alike_strips_in_a_reveal_the_claimed_rank_is_the_read() -> None
     w = TableWatcher(sc.layout, "cheat", _Model(), 30.0)
     w.heard(Event(t=1.0, type="claim", player="A", count=2, rank="Q"))
     assert [tr.claimed for tr in w.trackers if isinstance(tr, BatchWatcher)] == ["Q"]
+
+
+def test_of_look_alike_courts_in_a_reveal_the_card_the_detector_named_surely_is_the_read() -> None:
+    """CH-4: the deck's pictures of one rank's courts differ by their suit marks alone, and a court turned up on top
+    of a batch matches all four within a few thousandths (rendered Cheat 2p s12 5.0 s: JS, boxed JS 0.9 by the
+    detector, matched JC JS JH JD 0.87 each and was read JC: the claim of twos was false either way, but the reveal
+    named a card that was not there). Of matches within ``CLAIMED_CLOSE`` of the best, the one the detector named
+    at least ``NAMED_SURE`` in the look is the read; the claimed rank still comes first, and a name matching further
+    from the best than that changes nothing."""
+    from vision.batches import CLAIMED_CLOSE
+
+    top = _match_scores(JC=0.871, JS=0.870, JH=0.869, JD=0.871 - CLAIMED_CLOSE - 0.01)
+    strip = _match_scores(_2S=0.61, _3S=0.62, _2C=0.5)
+    assert _read_reveal("2", top, strip) == ("2S", "JC")
+    assert _read_reveal("2", top, strip, named=frozenset({"JS"})) == ("2S", "JS")
+    assert _read_reveal("2", top, strip, named=frozenset({"JD"})) == ("2S", "JC")
+    assert _read_reveal("2", top, strip, named=frozenset({"JS", "3S"})) == ("2S", "JS")
+    assert _read_reveal(None, top, strip, named=frozenset({"JS", "2S"})) == ("2S", "JS")
 
 
 def _card_on_a_row(players: int, row: str) -> tuple[TableWatcher, tuple, np.ndarray]:

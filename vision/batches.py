@@ -37,6 +37,12 @@ TURNED_MATCH = 0.25
 #: pixels high), one of the rank the batch was claimed as is the read, as :func:`models.deckmatch.deck_read` does
 #: with the cards a table expects
 CLAIMED_CLOSE = 0.03
+#: a card the detector named this surely in the look that turned the batch up is the read of a turned card that
+#: matches it within :data:`CLAIMED_CLOSE` of its best (the deck's pictures of one rank's courts differ by their
+#: suit marks alone: rendered Cheat 2p s12 5.0 s, JS on top, boxed JS 0.9, matched JC JS JH JD 0.87 each, read JC).
+#: Only a card shown whole is named that surely: strips under it are named 0.5-0.7, often wrongly (4p s7 11.05 s:
+#: 5S's strip, 4S 0.65)
+NAMED_SURE = 0.8
 #: a reveal whose least sure card matches its read less than this is read again on a second fit of the batch, its
 #: top card turned a quarter (60-120 degrees) from the first fit's, and the fit whose least sure card is surer is
 #: the read: the outer outline of a fan of three upright cards fits sideways rectangles about as well (rendered
@@ -81,6 +87,7 @@ class BatchWatcher(PileTracker):
     _batch_looks: tuple | None = None  # the crops (grey) the last batch was counted on: (now, the settled look before)
     _colour: np.ndarray | None = None  # the latest crop in colour (the deck's pictures are compared in colour)
     _faces_before: tuple = ()  # the faces of the look before, still or not
+    _named: frozenset = frozenset()  # the faces the detector named surely in the latest look (NAMED_SURE)
     claimed: str | None = None  # the rank the last batch was claimed as (CH-2), when the watcher heard it
 
     def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
@@ -94,6 +101,7 @@ class BatchWatcher(PileTracker):
 
     def look(self, index: int, t: float, dets: Detections) -> BatchSeen | None:
         backs, faces = [], []
+        named: set[str] = set()
         hands = False
         for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True):
             if n == "hand":
@@ -103,7 +111,10 @@ class BatchWatcher(PileTracker):
             if c < self.min_conf or not self.zone.contains([centre])[0]:
                 continue
             (backs if n == "back" else faces).append((str(n), tuple(float(v) for v in b)))
+            if n != "back" and c >= NAMED_SURE:
+                named.add(str(n))
         faces = [(n, b) for n, b in faces if n not in FACE_EXCLUDE]
+        self._named = frozenset(named)
         names = tuple(sorted(n for n, _ in faces))
         faces_before, self._faces_before = self._faces_before, names
         # (the detector misses a hand whose fingers alone reach into the crop: something moving over the pile is one;
@@ -242,7 +253,8 @@ class BatchWatcher(PileTracker):
         """The cards at ``poses`` (top first), sorted, and the best match of the least sure of them; nothing and 0
         where a card matches no picture :data:`TURNED_MATCH` well. The batch is read as a whole, one card of each
         (a deck holds each card once): of the ways to name its cards, the one that names the most of them as the
-        claimed rank where that matches within :data:`CLAIMED_CLOSE` of the card's best, then the surest in all.
+        claimed rank where that matches within :data:`CLAIMED_CLOSE` of the card's best, then the most as the
+        detector named them surely (:data:`NAMED_SURE`), within as much, then the surest in all.
         Read card by card, the top card's look-alike (2S read 2C, 0.80 against 0.78) took the lower strip's own
         name, and the strip was read as its next best (3C): a true claim called false (rendered Cheat s11 3.48 s)."""
         scores = self.deck.read_posed(self._colour, [(p.centre, p.angle) for p in poses],
@@ -252,19 +264,21 @@ class BatchWatcher(PileTracker):
             order = [int(k) for k in np.argsort(-sc)[:READ_OPTIONS] if sc[k] >= TURNED_MATCH]
             if not order:
                 return (), 0.0
-            options.append([(k, float(sc[k]), rank(FACES[k]) == self.claimed and sc[k] >= sc[order[0]] - CLAIMED_CLOSE)
-                            for k in order])
+            close = [sc[k] >= sc[order[0]] - CLAIMED_CLOSE for k in order]
+            options.append([(k, float(sc[k]), rank(FACES[k]) == self.claimed and near, FACES[k] in self._named and near)
+                            for k, near in zip(order, close, strict=True)])
         if len(options) > MOST_JOINT:  # (too many ways: card by card, top first)
             ways = [[]]
             for opts in options:
-                free = [o for o in opts if o[0] not in {k for k, _, _ in ways[0]}] or opts
-                ways[0].append(next((o for o in free if o[2]), free[0]))
+                taken = {w[0] for w in ways[0]}
+                free = [o for o in opts if o[0] not in taken] or opts
+                ways[0].append(next((o for o in free if o[2]), next((o for o in free if o[3]), free[0])))
         else:
-            ways = [list(w) for w in itertools.product(*options) if len({k for k, _, _ in w}) == len(w)]
+            ways = [list(w) for w in itertools.product(*options) if len({o[0] for o in w}) == len(w)]
         if not ways:
             return (), 0.0
-        best = max(ways, key=lambda w: (sum(claimed for _, _, claimed in w), sum(m for _, m, _ in w)))
-        return tuple(sorted(FACES[k] for k, _, _ in best)), min(m for _, m, _ in best)
+        best = max(ways, key=lambda w: (sum(o[2] for o in w), sum(o[3] for o in w), sum(o[1] for o in w)))
+        return tuple(sorted(FACES[k] for k, _, _, _ in best)), min(o[1] for o in best)
 
     def _region(self, box: tuple) -> tuple[slice, slice]:
         """The card(s) but the outer rim, in crop pixels: a back's middle may be the table's own grey; its border
