@@ -1412,3 +1412,43 @@ def test_a_card_read_crossing_a_race_pile_on_its_way_elsewhere_is_dated_from_its
     laid just before it stays (rendered Spit 2p s7: A's QS, read on ``right`` at 16.3 s crossing to ``col:A:1``,
     played on ``right`` at 17.61 s, was dated from 16.3 s, and B's JD, laid 0.26 s before it, was dropped)."""
     assert _carried_across_then_played(told=True) == [("10D", 0), ("JD", 27), ("QS", 29)]
+
+
+def _shown_after_hands(back_carried: bool, face_down: bool = True, top_carried: bool = True) -> tuple[list, list]:
+    """A Speed centre pile (4C on top): 5D is laid, carried face down and covered at once by 3D, carried face down
+    over it too (5D never shows; ``top_carried`` False: no back is seen, only a hand); a hand comes over the pile and
+    5D shows where 3D lay (``back_carried``: a card back came over the pile first, as a card played shows). The cards
+    confirmed and the cards taken back, (code, frame)."""
+    c4 = ("4C", 0.9, (160.0, 150.0, 240.0, 260.0))
+    back = ("back", 0.9, (150.0, 140.0, 235.0, 250.0))
+    d3 = ("3D", 0.9, (165.0, 140.0, 245.0, 250.0))
+    d5 = ("5D", 0.9, (163.0, 154.0, 243.0, 264.0))
+    hand = ("hand", 0.8, (140.0, 230.0, 260.0, 320.0))
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, removals=True, lay_once=0.75,
+                     carried_face_down=face_down)
+    looks = [((c4,), (c4,))] * 4 + [((c4, d5), (back if top_carried else hand,))] * 3 + [((c4, d5, d3), (d3,))] * 8 + \
+        [((c4, d5, d3), (hand, d3))] + ([((c4, d5, d3), (back,))] * 2 if back_carried else []) + \
+        [((c4, d5), (hand, d5))] + [((c4, d5), (d5,))] * 4
+    seen = []
+    for i, (lying, shown) in enumerate(looks):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        for k, (_, _, (x0, y0, x1, y1)) in enumerate(lying):
+            img[int(y0):int(y1), int(x0):int(x1)] = 240 - 50 * k
+        seen += [(c.card, round(c.t * 30)) for c in _look(tr, i, img, dets(*shown))]
+    return seen, [(r.card, round(r.t * 30)) for r in tr.removed]
+
+
+def test_a_card_shown_under_hands_with_no_back_carried_before_it_lay_under_the_top_taken_back() -> None:
+    """SP-8 (Speed): every card played on a centre pile comes carried face down and is turned up as it lands, so a
+    card laid and covered at once by the next one carried over it may never show. When the top is taken back (a
+    hand over the pile, no card back), the card that shows is that one, not a card played on the top: it is dated
+    before the top, and the top leaves (rendered held-out Speed 2p s5 9.17 s: B's 5D under A's 3D; 3D taken back;
+    "Illegal: five on three" where the truth has "Illegal: three on five", and the pile judged on 3D for 5 s). A card
+    that came with a back over the pile before it showed was played; a pile not played face down, or where no back
+    was seen before the top either (a detector that boxes no card in flight), keeps the rule out."""
+    assert _shown_after_hands(back_carried=False) == ([("4C", 0), ("3D", 7), ("5D", 6)], [("3D", 16)])
+    seen, removed = _shown_after_hands(back_carried=True)
+    assert [c for c, _ in seen] == ["4C", "3D", "5D"] and seen[-1][1] > 7 and removed == []
+    for kept_out in ({"face_down": False}, {"top_carried": False}):
+        seen, removed = _shown_after_hands(back_carried=False, **kept_out)
+        assert [c for c, _ in seen] == ["4C", "3D", "5D"] and seen[-1][1] > 7 and removed == []

@@ -105,6 +105,9 @@ PLAYED_AGAIN_IOU = 0.6
 #: a new card's reads (first look, first read, every read) and the looks that saw only a card back over the pile are
 #: kept this long (s): what a confirmation, a race or a card read two ways is judged on
 RECENT_READS_S = 1.5
+#: a card shown under a top taken back, never seen before (:meth:`PileTracker._revealed_unseen`), within this many
+#: seconds of the top's confirmation (rendered Speed: 0.5-0.7 s; the audit holds its lines 1.6 s to order them)
+REVEALED_UNSEEN_S = 1.0
 
 
 def _telling(look: np.ndarray) -> np.ndarray | None:
@@ -344,6 +347,12 @@ class PileTracker:
     #: held-out Spit 2p s7 4.37 s: A's 9H turned up on column 2, read 10H at 0.64 twice as the hand left it, then 9H
     #: at 0.9; the 10H was confirmed under the 9H, and the referee kept it there: "the ten goes on the jack")
     one_by_one: bool = False
+    #: every card played here comes carried face down over the pile and is turned up as it lands (Speed's centre
+    #: piles): a new face shown where no look saw a back since the top was confirmed, only hands, was under the top,
+    #: and the top was taken back off it (:meth:`_revealed_unseen`)
+    carried_face_down: bool = False
+    _backs_over: deque = field(default_factory=deque)  # times of the recent looks that saw a card back on the pile
+    _hands_over: deque = field(default_factory=deque)  # ... and a hand over it
     emptied_is_removal: bool = False  # a zone seen empty lost its card into a hand (``remove``), not to a take
     _empty_since: tuple[float, int] | None = None
     also: list = field(default_factory=list)  # cards confirmed with (and under) the one update returned
@@ -516,11 +525,18 @@ class PileTracker:
         backs = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "back"] if len(dets) else []
         back_over = any(_overlap((zx0, zy0, zx1, zy1), b) for b in backs)
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
+        if len(dets) and np.any(np.asarray(here, bool) & (dets.class_name == "back")):
+            self._backs_over.append(t)  # (a back whose middle is on the pile: one lying beside it overlaps its bounds)
         if back_over and not on_pile:
             self._backs_only.append(t)
         while self._backs_only and self._backs_only[0] < t - RECENT_READS_S:
             self._backs_only.popleft()
         hand_over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
+        if hand_over:
+            self._hands_over.append(t)
+        for kept in (self._backs_over, self._hands_over):
+            while kept and kept[0] < t - RECENT_READS_S:
+                kept.popleft()
         # where a card taken is a card gone into a hand (Pai Jie), something moving over the zone is a hand too: the
         # detector misses some (rendered Pai Jie 4p s2: RJ taken back from the centre by an arm never boxed; the
         # centre lay bare for two seconds and RJ stayed, so RJ laid there again was never seen)
@@ -706,6 +722,12 @@ class PileTracker:
             if part_of_top or ((unchanged or at_top) and not elsewhere):
                 if nx not in self.stack:
                     self._misreads.add(nx)
+                continue
+            t_under = self._lay_under_taken_back(bx, t_first, t, index, looked)
+            if t_under is not None:  # (its tap came before the top's landing: timed up to then)
+                self._push_top(nx, t, t_under, bx, cx)
+                out.append(CardSeen(t_under, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t_under,
+                                    covered=k < 0))
                 continue
             self._push_top(nx, t, t_first, bx, cx)
             # (the first look that read it on where it lies now, its box's centre on the card's middle: the looks
@@ -1244,6 +1266,38 @@ class PileTracker:
         self._push_top(code, t, t_laid, box)
         # (its tap came before the top's landing: up to the last frame that showed it then)
         return CardSeen(t_laid, self.zone.name, code, conf, index, tuple(float(v) for v in box), laid[1])
+
+    def _lay_under_taken_back(self, box: Any, shown: float, t: float, index: int, looked: set[str]) -> float | None:
+        """A pile whose cards all come carried face down (:attr:`carried_face_down`): a card confirmed new at ``t``
+        where the top is not read (at ``box``, shown since ``shown``), with no card back seen on the pile from the
+        top's confirmation until it showed and a hand over it meanwhile, was not played (a play shows its back first,
+        as the top's did): it lay under the top, never seen (the top, carried face down over it, covered it as it
+        landed), and the top was taken back off it. Then the top leaves (a ``remove`` from when the card showed), and
+        the time the card is dated from is returned: the frame before the top showed. None otherwise, or past
+        :data:`REVEALED_UNSEEN_S` after the top's confirmation (a card is taken back at once or not at all).
+        Rendered held-out Speed 2p s5 9.17 s: B's 5D, covered by A's 3D carried over it 0.1 s later; 3D, illegal on
+        it, was taken back, and 5D was taken for a card laid on 3D: "Illegal: five on three", and the left pile was
+        judged on the 3D for five seconds."""
+        if not self.carried_face_down or not self.removals or self.row or self.top is None or self.top in looked \
+                or self._top_t is None or self.top not in self._seen_at:
+            return None
+        confirmed, top, t_top = self._seen_at[self.top], self.top, self._top_t
+        # (and the top itself came so: a back seen on the pile before it showed. A detector that boxes no card in
+        # flight, the tests' stand-in reading the script, shows every card laid so, under the hand that lays it)
+        since = self._seen_at.get(self.stack[-2], -math.inf) if len(self.stack) > 1 else -math.inf
+        if t - confirmed > REVEALED_UNSEEN_S or any(confirmed <= tb <= shown for tb in self._backs_over) \
+                or not any(confirmed < th <= shown for th in self._hands_over) \
+                or not any(since < tb <= t_top for tb in self._backs_over):
+            return None
+        t_shown = self.first_seen(tuple(float(v) for v in box), shown, t_top)
+        i_shown = next((f[0] for f in self._frames if f[1] >= t_shown - 1e-9), index)
+        self.stack.pop()
+        self.history.discard(top)  # (it may be played again)
+        self.removed.append(RemoveSeen(t_shown, self.zone.name, top, i_shown))
+        self._snap.pop(top, None)
+        self._reset_missing()
+        self.top = self.stack[-1] if self.stack else None
+        return max((f[1] for f in self._frames if f[1] < t_top - 1e-9), default=t_top)
 
     def _after_covered(self, code: str, box: Any, covered: list[tuple[str, tuple[float, Any]]]) -> float | None:
         """The last look that read one of the ``covered`` cards (:meth:`_covered_by`: played before ``code``, which now

@@ -250,6 +250,7 @@ class TableWatcher:
                         lay_once=LAY_ONCE_CONF.get(self.game), read_before_take=READ_BEFORE_TAKE.get(self.game),
                         unboxed_arms=self.game in READ_BEFORE_TAKE, bare_middle=self.game in READ_BEFORE_TAKE,
                         won_unseen=self.game in READ_BEFORE_TAKE,
+                        carried_face_down=self.game in BACKS_OVER_FACES and z in CENTRE_PILES,
                         emptied_is_removal=self.game == "paijie", row=z.startswith("row:"),
                         retry=COLUMN_RETRY if z.startswith("col:") else PileTracker.retry)
             for z in card_zones]
