@@ -105,8 +105,8 @@ PLAYED_AGAIN_IOU = 0.6
 #: a new card's reads (first look, first read, every read) and the looks that saw only a card back over the pile are
 #: kept this long (s): what a confirmation, a race or a card read two ways is judged on
 RECENT_READS_S = 1.5
-#: a card shown under a top taken back, never seen before (:meth:`PileTracker._revealed_unseen`), within this many
-#: seconds of the top's confirmation (rendered Speed: 0.5-0.7 s; the audit holds its lines 1.6 s to order them)
+#: a card shown under a top taken back, never seen before (:meth:`PileTracker._lay_under_taken_back`), within this
+#: many seconds of the top's confirmation (rendered Speed: 0.5-0.7 s; the audit holds its lines 1.6 s to order them)
 REVEALED_UNSEEN_S = 1.0
 
 
@@ -349,7 +349,7 @@ class PileTracker:
     one_by_one: bool = False
     #: every card played here comes carried face down over the pile and is turned up as it lands (Speed's centre
     #: piles): a new face shown where no look saw a back since the top was confirmed, only hands, was under the top,
-    #: and the top was taken back off it (:meth:`_revealed_unseen`)
+    #: and the top was taken back off it (:meth:`_lay_under_taken_back`)
     carried_face_down: bool = False
     _backs_over: deque = field(default_factory=deque)  # times of the recent looks that saw a card back on the pile
     _hands_over: deque = field(default_factory=deque)  # ... and a hand over it
@@ -1134,11 +1134,16 @@ class PileTracker:
         # (it went when a look first missed it: the hand taking it may show as a card back over the pile, rendered
         # Spit s11 7.07 s: 10S taken back under a hand boxed as a back, gone in the first look after)
         t0, i0 = self._first_missed or self._missing_since  # (never after it: set in the same look or before)
-        card = self.stack.pop()
-        self.history.discard(card)  # it may be played again
-        self.removed.append(RemoveSeen(t0, self.zone.name, card, i0))
-        self.top = self.stack[-1] if self.stack else None
+        self._top_taken_back(t0, i0)
         self._top_t = t0
+
+    def _top_taken_back(self, t: float, index: int) -> None:
+        """The top left the pile into a hand at ``t`` (frame ``index``): its ``remove``; the card under it is the
+        top again, and the one taken may be played again."""
+        card = self.stack.pop()
+        self.history.discard(card)
+        self.removed.append(RemoveSeen(t, self.zone.name, card, index))
+        self.top = self.stack[-1] if self.stack else None
         self._snap.pop(card, None)
         self._reset_missing()
 
@@ -1234,7 +1239,7 @@ class PileTracker:
             # nothing of when ``code`` came. Rendered Spit 2p s6 5.36 s: B's 4C laid on A's 3D, which lay on 4S,
             # matched a frame of 4S before 3D landed: 3D was taken for taken back and 4C for "four on four")
             return None
-        top, t_top = self.top, self._top_t
+        t_top = self._top_t
         under_last = self._last_seen.get(self.stack[-2], -math.inf)
         sy0, sy1, sx0, sx1 = self._middle_region(box)
         ref = self._frames[-1][2][sy0:sy1, sx0:sx1].astype(np.int16)
@@ -1254,12 +1259,7 @@ class PileTracker:
         t_laid = self.first_seen(tuple(float(v) for v in box), laid[1], under_last)
         t_back = self.first_seen(tuple(float(v) for v in box), t, t_top)
         i_back = next((f[0] for f in self._frames if f[1] >= t_back - 1e-9), index)
-        self.stack.pop()
-        self.history.discard(top)  # (it may be played again)
-        self.removed.append(RemoveSeen(t_back, self.zone.name, top, i_back))
-        self._snap.pop(top, None)
-        self._reset_missing()
-        self.top = self.stack[-1]
+        self._top_taken_back(t_back, i_back)
         self.history.add(code)
         for kept in (self._first_look, self._first_read, self._read_where, self._read_conf, self._settled):
             kept.pop(code, None)
@@ -1281,7 +1281,7 @@ class PileTracker:
         if not self.carried_face_down or not self.removals or self.row or self.top is None or self.top in looked \
                 or self._top_t is None or self.top not in self._seen_at:
             return None
-        confirmed, top, t_top = self._seen_at[self.top], self.top, self._top_t
+        confirmed, t_top = self._seen_at[self.top], self._top_t
         # (and the top itself came so: a back seen on the pile before it showed. A detector that boxes no card in
         # flight, the tests' stand-in reading the script, shows every card laid so, under the hand that lays it)
         since = self._seen_at.get(self.stack[-2], -math.inf) if len(self.stack) > 1 else -math.inf
@@ -1290,13 +1290,7 @@ class PileTracker:
                 or not any(since < tb <= t_top for tb in self._backs_over):
             return None
         t_shown = self.first_seen(tuple(float(v) for v in box), shown, t_top)
-        i_shown = next((f[0] for f in self._frames if f[1] >= t_shown - 1e-9), index)
-        self.stack.pop()
-        self.history.discard(top)  # (it may be played again)
-        self.removed.append(RemoveSeen(t_shown, self.zone.name, top, i_shown))
-        self._snap.pop(top, None)
-        self._reset_missing()
-        self.top = self.stack[-1] if self.stack else None
+        self._top_taken_back(t_shown, next((f[0] for f in self._frames if f[1] >= t_shown - 1e-9), index))
         return max((f[1] for f in self._frames if f[1] < t_top - 1e-9), default=t_top)
 
     def _after_covered(self, code: str, box: Any, covered: list[tuple[str, tuple[float, Any]]]) -> float | None:
