@@ -723,6 +723,10 @@ class PileTracker:
                 if nx not in self.stack:
                     self._misreads.add(nx)
                 continue
+            if self._twin_where_nothing_came(nx, bx, min((tr for tr, br in self._reads.get(nx, [])
+                                                          if _centre_on_middle(br, bx)), default=t_first)):
+                self._misreads.add(nx)
+                continue
             t_under = self._lay_under_taken_back(bx, t_first, t, index, looked)
             if t_under is not None:  # (its tap came before the top's landing: timed up to then)
                 self._push_top(nx, t, t_under, bx, cx)
@@ -1292,6 +1296,21 @@ class PileTracker:
         t_shown = self.first_seen(tuple(float(v) for v in box), shown, t_top)
         self._top_taken_back(t_shown, next((f[0] for f in self._frames if f[1] >= t_shown - 1e-9), index))
         return max((f[1] for f in self._frames if f[1] < t_top - 1e-9), default=t_top)
+
+    def _twin_where_nothing_came(self, code: str, box: Any, shown: float) -> bool:
+        """A pile whose cards all come carried face down (:attr:`carried_face_down`): ``code``, the top's twin (its
+        rank in the other suit of its colour), read at the top's place (:data:`SAME_PLACE_IOU`) from ``shown`` on,
+        with no card back nor hand seen on the pile from the top's confirmation until then, is the top
+        read again, not a card laid on it: nothing came to lay it. Rendered held-out Speed 2p s6 12.9 s: A's KC, read
+        KS at 0.9 for 0.3 s, then KC at its very place as the next card's back came over part of it, was taken for a
+        KC laid on KS: "Illegal: king on king"."""
+        if not self.carried_face_down or self.top is None or self.top not in self._seen_at \
+                or self.top not in self._box_at or rank(code) != rank(self.top) or not _looks_like(code, self.top):
+            return False
+        if float(box_ious([box], [self._box_at[self.top]])[0, 0]) < SAME_PLACE_IOU:
+            return False
+        confirmed = self._seen_at[self.top]
+        return not any(confirmed <= tb < shown for tb in (*self._backs_over, *self._hands_over))
 
     def _after_covered(self, code: str, box: Any, covered: list[tuple[str, tuple[float, Any]]]) -> float | None:
         """The last look that read one of the ``covered`` cards (:meth:`_covered_by`: played before ``code``, which now
