@@ -1454,14 +1454,15 @@ def test_a_card_shown_under_hands_with_no_back_carried_before_it_lay_under_the_t
         assert [c for c, _ in seen] == ["4C", "3D", "5D"] and seen[-1][1] > 7 and removed == []
 
 
-def _twin_read_on_the_top(carried_back: bool) -> list:
+def _twin_read_on_the_top(carried_back: bool, part: bool = False) -> list:
     """A Speed centre pile (AD on top, then KS laid, carried face down): a few looks later KC is read at KS's very
     place as the next card, carried face down, comes over part of it (``carried_back``: a KC carried face down came
-    over the pile before and lies there now). The cards confirmed, (code, frame)."""
+    over the pile before and lies there now; ``part``: the KC read is a box on KS's lower part). The cards
+    confirmed, (code, frame)."""
     ad = ("AD", 0.9, (160.0, 150.0, 240.0, 260.0))
     back = ("back", 0.9, (150.0, 140.0, 235.0, 250.0))
     ks = ("KS", 0.9, (165.0, 140.0, 245.0, 250.0))
-    kc = ("KC", 0.9, (172.0, 146.0, 252.0, 256.0))
+    kc = ("KC", 0.9, (170.0, 180.0, 244.0, 250.0) if part else (172.0, 146.0, 252.0, 256.0))
     coming = ("back", 0.9, (125.0, 185.0, 205.0, 295.0))  # (the next card, over the lower left)
     tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, removals=True, lay_once=0.75,
                      carried_face_down=True)
@@ -1475,7 +1476,9 @@ def test_the_tops_twin_read_at_its_place_when_nothing_came_over_the_pile_is_the_
     """SP-2 (Speed): a card played comes carried face down over the pile. The top's twin (its rank in the other suit
     of its colour), read at the top's very place with no card back nor hand seen on the pile since the top was
     confirmed, is the top read again, not a card laid on it (rendered held-out Speed 2p s6 12.9 s: KC read KS for
-    0.3 s, then KC as the next card's back came over part of it: "Illegal: king on king"). A twin that came carried
-    face down is a card played, and an illegal one."""
+    0.3 s, then KC as the next card's back came over part of it: "Illegal: king on king"), and so is a box on part
+    of the top read as its twin (tuning s238 18.35 s: AD's lower part read AH). A twin that came carried face down
+    is a card played, and an illegal one."""
     assert _twin_read_on_the_top(carried_back=False) == [("AD", 0), ("KS", 7)]
+    assert _twin_read_on_the_top(carried_back=False, part=True) == [("AD", 0), ("KS", 7)]
     assert _twin_read_on_the_top(carried_back=True)[-1][0] == "KC"

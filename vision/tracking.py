@@ -1299,15 +1299,17 @@ class PileTracker:
 
     def _twin_where_nothing_came(self, code: str, box: Any, shown: float) -> bool:
         """A pile whose cards all come carried face down (:attr:`carried_face_down`): ``code``, the top's twin (its
-        rank in the other suit of its colour), read at the top's place (:data:`SAME_PLACE_IOU`) from ``shown`` on,
-        with no card back nor hand seen on the pile from the top's confirmation until then, is the top
-        read again, not a card laid on it: nothing came to lay it. Rendered held-out Speed 2p s6 12.9 s: A's KC, read
-        KS at 0.9 for 0.3 s, then KC at its very place as the next card's back came over part of it, was taken for a
-        KC laid on KS: "Illegal: king on king"."""
+        rank in the other suit of its colour), read at the top's place (:data:`SAME_PLACE_IOU`) or on part of it (a
+        box inside its box) from ``shown`` on, with no card back nor hand seen on the pile from the top's confirmation
+        until then, is the top read again, not a card laid on it: nothing came to lay it. Rendered held-out Speed 2p
+        s6 12.9 s: A's KC, read KS at 0.9 for 0.3 s, then KC at its very place as the next card's back came over part
+        of it, was taken for a KC laid on KS: "Illegal: king on king"; tuning s238 18.35 s: AD's lower part, as the
+        side card came, read AH and taken for the side card."""
         if not self.carried_face_down or self.top is None or self.top not in self._seen_at \
                 or self.top not in self._box_at or rank(code) != rank(self.top) or not _looks_like(code, self.top):
             return False
-        if float(box_ious([box], [self._box_at[self.top]])[0, 0]) < SAME_PLACE_IOU:
+        at = self._box_at[self.top]
+        if float(box_ious([box], [at])[0, 0]) < SAME_PLACE_IOU and not _inside(box, at):
             return False
         confirmed = self._seen_at[self.top]
         return not any(confirmed <= tb < shown for tb in (*self._backs_over, *self._hands_over))
