@@ -525,18 +525,14 @@ class PileTracker:
         backs = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "back"] if len(dets) else []
         back_over = any(_overlap((zx0, zy0, zx1, zy1), b) for b in backs)
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
-        if len(dets) and np.any(np.asarray(here, bool) & (dets.class_name == "back")):
-            self._backs_over.append(t)  # (a back whose middle is on the pile: one lying beside it overlaps its bounds)
         if back_over and not on_pile:
             self._backs_only.append(t)
         while self._backs_only and self._backs_only[0] < t - RECENT_READS_S:
             self._backs_only.popleft()
         hand_over = any(_overlap((zx0, zy0, zx1, zy1), h) for h in hand_boxes)
-        if hand_over:
-            self._hands_over.append(t)
-        for kept in (self._backs_over, self._hands_over):
-            while kept and kept[0] < t - RECENT_READS_S:
-                kept.popleft()
+        if self.carried_face_down:  # (for :meth:`_lay_under_taken_back` and :meth:`_twin_where_nothing_came`)
+            self._came_over(t, len(dets) > 0 and bool(np.any(np.asarray(here, bool) & (dets.class_name == "back"))),
+                            hand_over)
         # where a card taken is a card gone into a hand (Pai Jie), something moving over the zone is a hand too: the
         # detector misses some (rendered Pai Jie 4p s2: RJ taken back from the centre by an arm never boxed; the
         # centre lay bare for two seconds and RJ stayed, so RJ laid there again was never seen)
@@ -719,13 +715,13 @@ class PileTracker:
             top_box = self._box_at.get(self.top) if self.races and self.removals and self.top is not None else None
             at_top = top_box is not None and 0.0 < _box_shift(top_box, bx) <= SAME_PLACE
             part_of_top = self._part_of_top(cx, bx, inside)
-            if part_of_top or ((unchanged or at_top) and not elsewhere):
+            # (the first look that read it on where it lies now, its box's centre on the card's middle: the looks
+            # before may have read it in flight to another place)
+            t_read = min((tr for tr, br in self._reads.get(nx, []) if _centre_on_middle(br, bx)), default=None)
+            if part_of_top or ((unchanged or at_top) and not elsewhere) \
+                    or self._twin_where_nothing_came(nx, bx, t_first if t_read is None else t_read):
                 if nx not in self.stack:
                     self._misreads.add(nx)
-                continue
-            if self._twin_where_nothing_came(nx, bx, min((tr for tr, br in self._reads.get(nx, [])
-                                                          if _centre_on_middle(br, bx)), default=t_first)):
-                self._misreads.add(nx)
                 continue
             t_under = self._lay_under_taken_back(bx, t_first, t, index, looked)
             if t_under is not None:  # (its tap came before the top's landing: timed up to then)
@@ -734,9 +730,6 @@ class PileTracker:
                                     covered=k < 0))
                 continue
             self._push_top(nx, t, t_first, bx, cx)
-            # (the first look that read it on where it lies now, its box's centre on the card's middle: the looks
-            # before may have read it in flight to another place)
-            t_read = min((tr for tr, br in self._reads.get(nx, []) if _centre_on_middle(br, bx)), default=None)
             out.append(CardSeen(t_first, self.zone.name, nx, cx, index, tuple(float(v) for v in bx), t,
                                 covered=k < 0, t_read=t_read if t_read is not None and t_read < t_first else None))
         if not out:
@@ -1270,6 +1263,17 @@ class PileTracker:
         self._push_top(code, t, t_laid, box)
         # (its tap came before the top's landing: up to the last frame that showed it then)
         return CardSeen(t_laid, self.zone.name, code, conf, index, tuple(float(v) for v in box), laid[1])
+
+    def _came_over(self, t: float, back: bool, hand: bool) -> None:
+        """Keep when a look saw a card back on the pile (its middle there: one lying beside it overlaps the pile's
+        bounds) and when a hand over it, for :data:`RECENT_READS_S`."""
+        if back:
+            self._backs_over.append(t)
+        if hand:
+            self._hands_over.append(t)
+        for kept in (self._backs_over, self._hands_over):
+            while kept and kept[0] < t - RECENT_READS_S:
+                kept.popleft()
 
     def _lay_under_taken_back(self, box: Any, shown: float, t: float, index: int, looked: set[str]) -> float | None:
         """A pile whose cards all come carried face down (:attr:`carried_face_down`): a card confirmed new at ``t``
