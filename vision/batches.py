@@ -16,6 +16,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from calibration.homography import map_points
@@ -23,12 +24,16 @@ from engine.cards import rank
 from models.classes import FACES
 from models.detector import Detections
 from vision.fan import ANGLE_STEP, FlatView, card_corners, fit_batch, fit_cards, refit_cards, seam_edges
-from vision.tracking import FACE_EXCLUDE, PileTracker
+from vision.tracking import FACE_EXCLUDE, MOVED_GREY, STILL_FRAMES, PileTracker
 
 #: a hand box the detector is at least this sure of is a hand; one it is less sure of is a hand only while something
 #: moves under it (rendered Cheat s12: the striped cloth beside a still pile is a hand at 0.31-0.33 for seconds, and
 #: two batches laid there went unseen; in 3 games no hand from 0.35 on came without motion over the pile)
 SURE_HAND = 0.5
+#: a look is settled when it shows as many backs boxed at least this surely as the look before (and the same faces):
+#: a back boxed less surely comes and goes from look to look while nothing moves (rendered Cheat 2p s238 16.27 s: a
+#: fan of four, boxed 0.90 0.69 0.31, then 0.91 0.71, then the next player's card came over it; never settled)
+SURE_BACK = 0.5
 #: a card turned up is read from what shows of it when its best match with the deck's pictures is at least this
 #: (rendered Cheat 2p s11 6.36 s: 3C's strip under 3S matched 0.288, right; at 0.3 the detector's one name stood, a
 #: reveal of one card for a batch of two, refused; at 0.25, of nine games' reveals, one more read right, none less)
@@ -101,6 +106,7 @@ class BatchWatcher(PileTracker):
 
     def look(self, index: int, t: float, dets: Detections) -> BatchSeen | None:
         backs, faces = [], []
+        sure_backs = 0
         named: set[str] = set()
         hands = False
         for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True):
@@ -111,6 +117,7 @@ class BatchWatcher(PileTracker):
             if c < self.min_conf or not self.zone.contains([centre])[0]:
                 continue
             (backs if n == "back" else faces).append((str(n), tuple(float(v) for v in b)))
+            sure_backs += n == "back" and c >= SURE_BACK
             if n != "back" and c >= NAMED_SURE:
                 named.add(str(n))
         faces = [(n, b) for n, b in faces if n not in FACE_EXCLUDE]
@@ -126,7 +133,7 @@ class BatchWatcher(PileTracker):
             self._sig, self._same = None, 0
             return None
         # a batch laid where the last one lay may leave the counts as they were: what changed is part of the look
-        sig = (len(backs), names, any(self._changed(b) for _, b in backs))
+        sig = (sure_backs, names, any(self._changed(b) for _, b in backs))
         self._same = self._same + 1 if sig == self._sig else 1
         self._sig = sig
         # a batch turned up may lie still for one look only before the loser's hand comes to pick the pile up
@@ -177,10 +184,24 @@ class BatchWatcher(PileTracker):
             return 0
         if self._view is None:
             self._view = FlatView.around(self.zone.polygon, self.image_to_mm, (self.crop[0], self.crop[1]))
-        self._batch_looks = (self._frames[-1][2], self._settled)
+        now = self._still_part(self._frames[-1][2])
+        self._batch_looks = (now, self._settled)
         bare = self._settled is not None and not self.known_backs and not self.known_faces  # (the pile was taken)
-        self._batch_poses = fit_batch(self._frames[-1][2], self._view, self._settled, self._seams(), bare)
+        self._batch_poses = fit_batch(now, self._view, self._settled, self._seams(), bare)
         return len(self._batch_poses)  # (the top one changed)
+
+    def _still_part(self, now: np.ndarray) -> np.ndarray:
+        """``now`` (the crop, grey) with what is moving in it (against the frame :data:`STILL_FRAMES` before) shown as
+        the last settled look showed it: a card in the next player's hand, coming in over the crop's edge while the
+        batch lies still, is no card of the batch (rendered Cheat 2p s238 16.37 s: fitted on top, with a card's strip
+        under it, and a fan of four counted six)."""
+        if self._settled is None or len(self._frames) <= STILL_FRAMES or self._settled.shape != now.shape:
+            return now
+        moved = cv2.absdiff(now, self._frames[-1 - STILL_FRAMES][2]) > MOVED_GREY
+        if not moved.any():
+            return now
+        moved = cv2.dilate(moved.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+        return np.where(moved, self._settled, now)
 
     def _seams(self) -> bool:
         """Whether the deck's back is printed to its edges (its picture in the deck folder says so): the cards of a
