@@ -118,6 +118,9 @@ class Referee:
     #: zone kinds whose visible top a ``card`` line with ``misread`` may correct (where nothing can land on a face-up
     #: card, so a card read there anew is that card read again: Spit's columns)
     MISREAD_ZONES: ClassVar[frozenset[str]] = frozenset()
+    #: a line that comes after later ones, up to this long after the latest, is ruled in its place by time
+    #: (:mod:`engine.timeline`, where replay and the live loop feed the referee); 0: every line as it comes
+    LATE_KEEP_S: ClassVar[float] = 0.0
 
     def __post_init__(self) -> None:
         if self.header.game != self.game:

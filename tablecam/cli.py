@@ -12,7 +12,8 @@ from typing import Any, TextIO
 
 from engine.events import GAMES, GameHeader, dumps
 from engine.games import new_referee
-from engine.referee import GameSetupError, Referee
+from engine.referee import GameSetupError
+from engine.timeline import Timeline
 from engine.verdicts import Output, Verdict
 from tablecam.config import ConfigError, did_you_mean, parse_args, whole_number
 from tablecam.gamelog import LogWriter, open_log, read_lines
@@ -78,7 +79,7 @@ def cmd_replay(args: list[str]) -> int:
         return 2
     say_only = bool(cfg["say"])
     out = sys.stdout
-    referee: Referee | None = None
+    referee: Timeline | None = None  # (a line after later ones is ruled in its place where the game says so)
     bad = 0
     with stream if stream is not sys.stdin else _nullcontext():
         for line in read_lines(stream):
@@ -100,7 +101,7 @@ def cmd_replay(args: list[str]) -> int:
                     bad += 1
                     continue
                 try:
-                    referee = new_referee(item)
+                    referee = Timeline(new_referee(item))
                 except GameSetupError as e:
                     _eprint(f"{name}:{line.number}: {e}")
                     return 2

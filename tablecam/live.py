@@ -31,6 +31,7 @@ from calibration.layout import Layout, LayoutError
 from engine.cards import game_cards, rank
 from engine.events import GameHeader
 from engine.games import new_referee
+from engine.timeline import Timeline
 from engine.verdicts import Verdict
 from models.reader import attach_deck, load_card_model
 from tablecam.audio_out import Player
@@ -212,7 +213,9 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
     watcher = TableWatcher(lay, game, detector, fps, slap_hold_s=SLAP_HOLD_S, every=1)
     header = GameHeader(game=game, players=tuple(players), dealer=players[-1],
                         variants={"snap_by_slap": True} if game == "snap" else {})
-    referee = new_referee(header)
+    # Speed and Spit: a card found under the top as the top is taken back landed before it, and is ruled in its
+    # place (engine.timeline), not against the top; elsewhere every line is ruled as it comes
+    timeline = Timeline(new_referee(header))
     stats = LiveStats()
     overlay, view = Overlay(lay), None
     if window:
@@ -294,8 +297,8 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                         while said_log and said_log[0].t <= ev.t:  # what was said before this was seen
                             heard_ev = said_log.popleft()
                             log.write(heard_ev)
-                            rule(referee.push(heard_ev))
-                        ev = referee.as_flip(ev)
+                            rule(timeline.push(heard_ev))
+                        ev = timeline.referee.as_flip(ev)
                         log.write(ev)
                         if hint_timer is not None:
                             hint_timer.saw(ev.t)
@@ -304,14 +307,14 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                             if text:
                                 player.submit(Verdict(ev.t, "trigger", "SJ-2", text))
                                 overlay.verdict(ev.t, text)
-                        rule(referee.push(ev))
+                        rule(timeline.push(ev))
                     while said_log and said_log[0].t <= fr.t - SLAP_HOLD_S:  # nothing seen can come before it
                         heard_ev = said_log.popleft()
                         log.write(heard_ev)
-                        rule(referee.push(heard_ev))
+                        rule(timeline.push(heard_ev))
                     # a race is ruled once no card that may have landed inside its window can still be confirmed
-                    rule(referee.advance(fr.t - (RACE_HOLD_S if game in AUDIO_TIMED_CARDS else 0.0)))
-                    if hint_timer is not None and (hint := hint_timer.due(fr.t, referee)) is not None:
+                    rule(timeline.advance(fr.t - (RACE_HOLD_S if game in AUDIO_TIMED_CARDS else 0.0)))
+                    if hint_timer is not None and (hint := hint_timer.due(fr.t, timeline.referee)) is not None:
                         speak_hint(hint, fr.t, player, log.write)
                         overlay.verdict(fr.t, hint.say)
                     stats.frames += 1
@@ -335,10 +338,10 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                 said_log.extend(typed_calls.take())
             rest = sorted([*watcher.finish(), *said_log], key=lambda e: e.t)
             for ev in rest:
-                ev = referee.as_flip(ev)
+                ev = timeline.referee.as_flip(ev)
                 log.write(ev)
-                rule(referee.push(ev))
-            rule(referee.finish())
+                rule(timeline.push(ev))
+            rule(timeline.finish())
     finally:
         stop.set()
         if view is not None:

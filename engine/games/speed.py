@@ -62,6 +62,8 @@ class SpeedReferee(Referee):
     }
     EVENT_TYPES: ClassVar[frozenset[str]] = frozenset({"card", "stuck", "remove"})
     ZONE_KINDS: ClassVar[frozenset[str]] = frozenset(ZONES)
+    #: a card found under the top as the top is taken back landed before it: ruled there (SP-3), not on the top
+    LATE_KEEP_S: ClassVar[float] = 3.0
 
     #: cards in each player's hand + stock (on the table: not counted here)
     held: dict[str, int] = field(default_factory=dict)

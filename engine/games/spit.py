@@ -103,6 +103,7 @@ class SpitReferee(Referee):
     EVENT_TYPES: ClassVar[frozenset[str]] = frozenset({"card", "slap", "stuck", "remove"})
     ZONE_KINDS: ClassVar[frozenset[str]] = frozenset({"left", "right", "col"})
     MISREAD_ZONES: ClassVar[frozenset[str]] = frozenset({"col", "left", "right"})
+    LATE_KEEP_S: ClassVar[float] = 3.0  # (as Speed's: ST-7)
 
     col_owner: dict[str, str] = field(default_factory=dict)  # column zone -> player (fixed)
     cols_of: dict[str, tuple[str, ...]] = field(default_factory=dict)  # player -> its five zones (fixed)
