@@ -1187,6 +1187,49 @@ def test_a_slap_pile_top_read_elsewhere_after_hands_hid_it_was_won_and_played_ag
     assert seen == want
 
 
+@pytest.mark.parametrize(("case", "want"), [
+    ("played again", [("3D", 0), ("4D", 4), ("JC", 8), ("3D", 16)]),  # won under the hands, 3D played again
+    ("once", [("3D", 0), ("4D", 4), ("JC", 8)]),  # read in one look only: a buried card peeking out
+    ("top too", [("3D", 0), ("4D", 4), ("JC", 8)]),  # the top read too, where it lay: the pile is still there
+    ("unsure", [("3D", 0), ("4D", 4), ("JC", 8)]),  # read at 0.6: no evidence
+    ("no wins unseen", [("3D", 0), ("4D", 4), ("JC", 8)]),  # a pile that is not won under hands
+])
+def test_a_card_under_a_slap_piles_top_read_whole_after_hands_hid_it_was_won_and_played_again(case: str,
+                                                                                             want: list) -> None:
+    """SJ-2 (Slapjack): 3D, 4D and JC laid; A wins the pile on JC under the hands and plays 3D again at once, where
+    the pile lay. The referee says the pile was won only once the slap is ruled (1.6 s later in the audit), and 3D,
+    confirmed on this pile 0.6 s before, was taken for a buried card peeking out: it was never a card (rendered
+    Slapjack 2p s11 6.42 s). A card under the top read surely and whole in two looks running, the top in neither,
+    after hands hid the pile, is a new card: nothing but a won slap takes the cards above it."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, read_before_take=0.85, won_unseen=case != "no wins unseen")
+    box = (160.0, 150.0, 240.0, 260.0)
+    seen = []
+    for i in range(22):
+        img = np.full((480, 640, 3), 90, np.uint8)
+        d = dets()
+        for start, code, ink in ((0, "3D", 20), (4, "4D", 60), (8, "JC", 120)):
+            if start <= i < 12:
+                img[150:260, 160:240] = 240
+                img[170 + start * 2:190 + start * 2, 170:190] = ink
+                d = dets((code, 0.9, box))
+        if 12 <= i < 16:  # hands over it: the pile is won, 3D played again
+            img[120:300, 120:330] = (60, 40, 120)
+            d = dets(("hand", 0.8, (120.0, 120.0, 330.0, 300.0)))
+        if i >= 16:
+            img[150:260, 160:240] = 240
+            img[170:190, 170:190] = 20
+            d = dets(("3D", 0.6 if case == "unsure" else 0.9, box))
+            if case == "once" and i > 16:
+                d = dets()
+            if case == "top too":
+                d = dets(("3D", 0.9, (160.0, 170.0, 240.0, 280.0)), ("JC", 0.9, box))
+        tr.remember(i, i / 30, img)
+        s = tr.update(i, i / 30, d)
+        if s:
+            seen.append((s.card, round(s.t * 30)))
+    assert seen == want
+
+
 @pytest.mark.parametrize(("gap_s", "want"), [(4.0, ["3S", "4C", "3S"]), (1.0, ["3S", "4C"])])
 def test_a_code_unseen_for_long_under_newer_cards_is_a_new_card_when_read_again(gap_s: float, want: list) -> None:
     """SP-2 (Speed): a code confirmed on a pile long ago (there, a misread: rendered Speed s238 read 4H as 3S at 9.3 s)

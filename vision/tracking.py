@@ -102,6 +102,10 @@ TWO_WAYS_S = 0.2
 #: anew (:attr:`PileTracker.won_unseen`)
 PLAYED_AGAIN_AREA = 1.4
 PLAYED_AGAIN_IOU = 0.6
+#: a card of a slap pile under its top, read this surely and whole in this many looks running with the top read in none,
+#: after hands hid the pile, was won with the pile and played again (:meth:`PileTracker._buried_played_again`)
+BURIED_SURE = 0.85
+BURIED_LOOKS = 2
 #: a new card's reads (first look, first read, every read) and the looks that saw only a card back over the pile are
 #: kept this long (s): what a confirmation, a race or a card read two ways is judged on
 RECENT_READS_S = 1.5
@@ -397,6 +401,7 @@ class PileTracker:
     #: :meth:`_played_again`
     won_unseen: bool = False
     _hid_top: bool = False  # hands were over the pile since the top was last read where it lay
+    _buried: tuple[str, int] | None = None  # a card under the top read whole where the top is not, in how many looks
     #: the cards lie side by side, overlapping (a Pai Jie suit row), not on top of each other: see
     #: :meth:`_hidden_in_row`
     row: bool = False
@@ -592,6 +597,7 @@ class PileTracker:
             self._check_removed(index, t, there, hand_over or stirred, back_over)
             self._check_buried(index, t, there, hand_over or stirred or any(n not in self.history for n in looked))
         self._played_again(inside, hand_over or zone_stirred or back_over)
+        self._buried_played_again(inside, t)
         # (whether a card seen before is forgotten is asked of when it was seen before this look; once forgotten, it
         # is new until confirmed again)
         self.history -= {n for _, n, _ in inside if n in self.history and self._forgotten(n, t)}
@@ -763,6 +769,31 @@ class PileTracker:
         self._box_at.pop(self.top, None)
         self.top = self.stack[-1] if self.stack else None
         self._hid_top = False
+
+    def _buried_played_again(self, inside: list[tuple[float, str, Any]], t: float) -> None:
+        """:attr:`won_unseen`: a card of the pile under its top, read surely (:data:`BURIED_SURE`) and whole (its box
+        as large as the top's, :data:`PLAYED_AGAIN_AREA`) in :data:`BURIED_LOOKS` looks running with the top read in
+        none, after hands hid the pile: the cards above it went, and nothing takes them but a slap that wins the pile.
+        The pile was won under the hands and this card played again: the pile is forgotten (:meth:`taken`), the card
+        to be confirmed anew. (The referee says the pile was won only once its slap is ruled, 1.6 s later in the
+        audit: rendered Slapjack 2p s11 6.42 s, A won JC's pile at 5.70 s and played 3D, laid under 4D and JC 3.1 s
+        before, again; taken for the buried 3D peeking out, it was never a card.)"""
+        if not self.won_unseen or self.top is None or len(self.stack) < 2 or self.top not in self._box_at:
+            self._buried = None
+            return
+        if any(n == self.top for _, n, _ in inside) or not self._hid_top:
+            self._buried = None
+            return
+        area = _area(self._box_at[self.top])
+        under = {n for c, n, b in inside if n in self.stack[:-1] and c >= BURIED_SURE
+                 and area / PLAYED_AGAIN_AREA <= _area(b) <= area * PLAYED_AGAIN_AREA}
+        code = next(iter(under)) if len(under) == 1 else None
+        looks = self._buried[1] + 1 if code is not None and self._buried and self._buried[0] == code else 1
+        self._buried = (code, looks) if code is not None else None
+        if code is not None and looks >= BURIED_LOOKS:
+            self.taken(t)
+            self._buried = None
+            self._hid_top = False
 
     def _steady_reads(self, on_pile: list[tuple[float, str, Any]]) -> list[tuple[float, str, Any]]:
         """Reads below ``min_conf`` (from :data:`STEADY_CONF`) of a code read at the same place in the last
