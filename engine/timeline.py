@@ -6,11 +6,12 @@ goes back to A). That card landed before the top the referee has already ruled o
 against that top ("Illegal: five on three") and the take-back of a legal card is refused, so every later play on the
 pile is judged against a card that is no longer there.
 
-:class:`Timeline` keeps the state before each line of the last few seconds. A line older than the latest goes back
-to the state before the lines from :data:`REWIND_S` before it (so that it still ties with a card it raced) and the
-lines from there are ruled again in time order. What comes out and was not said before is new (a play judged again
-against the card it really landed on); what was said before is not said twice. What was said and is not ruled so
-any more cannot be unsaid: it stays in the log, and the state goes on from the lines in order.
+:class:`Timeline` keeps the lines of the last few seconds, with a copy of the state every few lines. A line older
+than the latest goes back to the copy before the lines from :data:`REWIND_S` before it (so that it still ties with a
+card it raced) and the lines from there are ruled again in time order. What comes out and was not said before is
+new (a play judged again against the card it really landed on); what was said before is not said twice. What was
+said and is not ruled so any more cannot be unsaid: it stays in the log, and the state goes on from the lines in
+order.
 
 Pure, as the rest of the engine: no clock, no I/O.
 """
@@ -40,12 +41,13 @@ def _key(out: Output) -> str:
     return json.dumps(d, sort_keys=True, default=str)
 
 
-#: a copy of the state is kept before every this many lines (a copy for every line would halve replay's speed); a
-#: late line is ruled again from the copy before its place, up to this many lines more
-SNAPSHOT_EVERY = 8
+#: a copy of the state is kept before every this many lines, and a late line is ruled again from the copy before its
+#: place, up to this many lines more (a copy before every line: a third of the referee's speed through replay; every
+#: 16th, three quarters)
+SNAPSHOT_EVERY = 16
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)  # (one line is itself only: found by identity, not by comparing states)
 class _Pushed:
     ev: Event
     before: Referee | None  # the state before the line was ruled (kept for one line in SNAPSHOT_EVERY)
@@ -79,6 +81,7 @@ class Timeline:
     _advanced: float = float("-inf")  # the latest time advance() was told
     _keep: float = 0.0  # keep_s, or the game's
     _since_copy: int = 0  # lines pushed since the last copy of the state
+    _copies: deque[_Pushed] = field(default_factory=deque)  # the lines kept with a copy of the state before them
 
     def __post_init__(self) -> None:
         self._keep = type(self.referee).LATE_KEEP_S if self.keep_s is None else self.keep_s
@@ -90,7 +93,7 @@ class Timeline:
         if not self._pushed or ev.t >= self._times[-1]:
             self._append(ev, self.referee)
             out = self.referee.push(ev)
-            if self._times[0] < ev.t - self._keep:
+            if len(self._copies) > 1 and self._copies[1].ev.t < ev.t - self._keep:
                 self._forget()
             self._said.extend(_Said(o.t, o) for o in out)
             return out
@@ -104,6 +107,9 @@ class Timeline:
         state = self._pushed[start].before
         assert state is not None
         state = state.copy()
+        gone = set(self._pushed[start:])
+        while self._copies and self._copies[-1] in gone:
+            self._copies.pop()
         del self._pushed[start:], self._times[start:]
         self._since_copy = SNAPSHOT_EVERY
         out: list[Output] = []
@@ -132,8 +138,11 @@ class Timeline:
         if self._since_copy >= SNAPSHOT_EVERY or not self._pushed:
             copy, self._since_copy = state.copy(), 0
         self._since_copy += 1
-        self._pushed.append(_Pushed(ev, copy))
+        line = _Pushed(ev, copy)
+        self._pushed.append(line)
         self._times.append(ev.t)
+        if copy is not None:
+            self._copies.append(line)
 
     def _again(self, out: list[Output]) -> list[Output]:
         """What the lines ruled again say, less what was said before (the same words within :data:`SAME_S`, each
@@ -152,12 +161,12 @@ class Timeline:
         return new
 
     def _forget(self) -> None:
-        """Lines (and outputs) older than ``keep_s`` before the latest line can no longer be ruled again (the first
-        line kept has a copy of the state before it)."""
+        """Lines (and outputs) older than ``keep_s`` before the latest line can no longer be ruled again: those before
+        the last copy of the state older than that go (the first line kept has a copy of the state before it)."""
         horizon = self._times[-1] - self._keep
-        drop = bisect.bisect_left(self._times, horizon)
-        while drop > 0 and self._pushed[drop].before is None:
-            drop -= 1
+        while len(self._copies) > 1 and self._copies[1].ev.t < horizon:
+            self._copies.popleft()
+        drop = self._pushed.index(self._copies[0])
         if drop:
             del self._pushed[:drop], self._times[:drop]
         while self._said and self._said[0].t < horizon - SAME_S:
