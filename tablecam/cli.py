@@ -35,10 +35,10 @@ modes:
   calibrate IMAGE|VIDEO|camera=N game=G players=A,B out=layout.yaml
                                      table zones and seats from the markers in a frame, or from
                                      the play area's corners (click=true, or corners=x,y;...)
-  synth-video game=slapjack seed=S out=game.mp4
+  synth-video game=G seed=S out=game.mp4
                                      render a scripted game (video, audio, ground-truth log, layout)
-  audit VIDEO layout=L out=DIR       referee a recorded Slapjack or Snap game: game.jsonl, slaps.csv,
-                                     report.html, annotated.mp4
+  audit VIDEO layout=L out=DIR       referee a recorded game: game.jsonl, slaps.csv, report.html,
+                                     annotated.mp4
   demo                               render a short Slapjack game and audit it (the shipped model)
   calibrate-latency VIDEO layout=L   the audio-video clock offset from one clap in view; saved in the layout
   live camera=0|video=F layout=L     referee a game as it is played and speak the verdicts
@@ -79,12 +79,12 @@ def cmd_replay(args: list[str]) -> int:
         return 2
     say_only = bool(cfg["say"])
     out = sys.stdout
-    referee: Timeline | None = None  # (a line after later ones is ruled in its place where the game says so)
+    timeline: Timeline | None = None  # (a line after later ones is ruled in its place where the game says so)
     bad = 0
     with stream if stream is not sys.stdin else _nullcontext():
         for line in read_lines(stream):
             if line.error is not None:
-                if referee is None:
+                if timeline is None:
                     _eprint(f"{name}:{line.number}: {line.error}")
                     _eprint(f"{name}: cannot referee without a valid first 'game' line "
                             f"(games: {', '.join(GAMES)})")
@@ -96,25 +96,25 @@ def cmd_replay(args: list[str]) -> int:
             if item is None:
                 continue
             if isinstance(item, GameHeader):
-                if referee is not None:
+                if timeline is not None:
                     _eprint(f"{name}:{line.number}: a second 'game' line; one log holds one game; skipped")
                     bad += 1
                     continue
                 try:
-                    referee = Timeline(new_referee(item))
+                    timeline = Timeline(new_referee(item))
                 except GameSetupError as e:
                     _eprint(f"{name}:{line.number}: {e}")
                     return 2
                 continue
-            if referee is None:
+            if timeline is None:
                 _eprint(f"{name}:{line.number}: the first line must be the 'game' line, e.g. "
                         '{"t":0,"type":"game","game":"slapjack","players":["A","B"],"variants":{}}')
                 return 2
-            _emit(referee.push(item), say_only, out)
-    if referee is None:
+            _emit(timeline.push(item), say_only, out)
+    if timeline is None:
         _eprint(f"{name}: empty log: no 'game' line")
         return 2
-    _emit(referee.finish(), say_only, out)
+    _emit(timeline.finish(), say_only, out)
     out.flush()
     return 1 if bad else 0
 
