@@ -74,7 +74,7 @@ class Timeline:
 
     referee: Referee
     keep_s: float | None = None
-    rewinds: int = 0  # how many late lines were put in their place (for the live loop's statistics)
+    rewinds: int = 0  # how many late lines were put in their place
     _pushed: list[_Pushed] = field(default_factory=list)  # in time order, the first with a copy of the state
     _times: list[float] = field(default_factory=list)  # their times (for bisect)
     _said: deque[_Said] = field(default_factory=deque)  # the outputs given, about oldest first
@@ -98,12 +98,12 @@ class Timeline:
             self._said.extend(_Said(o.t, o) for o in out)
             return out
         self.rewinds += 1
-        times = self._times
-        start = min(bisect.bisect_left(times, ev.t - REWIND_S), bisect.bisect_right(times, ev.t))
+        at = bisect.bisect_right(self._times, ev.t)  # (after the lines of its very time)
+        start = min(bisect.bisect_left(self._times, ev.t - REWIND_S), at)
         while self._pushed[start].before is None:  # (back to the last copy of the state)
             start -= 1
         lines = [p.ev for p in self._pushed[start:]]
-        lines.insert(bisect.bisect_right(times, ev.t) - start, ev)
+        lines.insert(at - start, ev)
         state = self._pushed[start].before
         assert state is not None
         state = state.copy()

@@ -778,10 +778,8 @@ class PileTracker:
         to be confirmed anew. (The referee says the pile was won only once its slap is ruled, 1.6 s later in the
         audit: rendered Slapjack 2p s11 6.42 s, A won JC's pile at 5.70 s and played 3D, laid under 4D and JC 3.1 s
         before, again; taken for the buried 3D peeking out, it was never a card.)"""
-        if not self.won_unseen or self.top is None or len(self.stack) < 2 or self.top not in self._box_at:
-            self._buried = None
-            return
-        if any(n == self.top for _, n, _ in inside) or not self._hid_top:
+        if not self.won_unseen or self.top is None or len(self.stack) < 2 or self.top not in self._box_at \
+                or not self._hid_top or any(n == self.top for _, n, _ in inside):
             self._buried = None
             return
         area = _area(self._box_at[self.top])
@@ -1165,6 +1163,10 @@ class PileTracker:
         self._top_taken_back(t0, i0)
         self._top_t = t0
 
+    def _frame_at(self, t: float, default: int) -> int:
+        """The index of the first kept frame at or after ``t`` (``default`` where none is kept)."""
+        return next((f[0] for f in self._frames if f[1] >= t - 1e-9), default)
+
     def _top_taken_back(self, t: float, index: int) -> None:
         """The top left the pile into a hand at ``t`` (frame ``index``): its ``remove``; the card under it is the
         top again, and the one taken may be played again."""
@@ -1286,8 +1288,7 @@ class PileTracker:
             return None
         t_laid = self.first_seen(tuple(float(v) for v in box), laid[1], under_last)
         t_back = self.first_seen(tuple(float(v) for v in box), t, t_top)
-        i_back = next((f[0] for f in self._frames if f[1] >= t_back - 1e-9), index)
-        self._top_taken_back(t_back, i_back)
+        self._top_taken_back(t_back, self._frame_at(t_back, index))
         self.history.add(code)
         for kept in (self._first_look, self._first_read, self._read_where, self._read_conf, self._settled):
             kept.pop(code, None)
@@ -1329,7 +1330,7 @@ class PileTracker:
                 or not any(since < tb <= t_top for tb in self._backs_over):
             return None
         t_shown = self.first_seen(tuple(float(v) for v in box), shown, t_top)
-        self._top_taken_back(t_shown, next((f[0] for f in self._frames if f[1] >= t_shown - 1e-9), index))
+        self._top_taken_back(t_shown, self._frame_at(t_shown, index))
         return max((f[1] for f in self._frames if f[1] < t_top - 1e-9), default=t_top)
 
     def _twin_where_nothing_came(self, code: str, box: Any, shown: float) -> bool:

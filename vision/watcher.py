@@ -394,7 +394,7 @@ class TableWatcher:
         together = [c for c in landed if not c.covered]
         for card in landed:  # (a card on its way to another pile, read over a centre pile as it crossed it)
             for other in self.trackers:
-                if other is not tr and other.zone.name in CENTRE_PILES and isinstance(other, PileTracker):
+                if other is not tr and other.zone.name in CENTRE_PILES:
                     other.landed_elsewhere(card.card, card.t)
         if len(together) > 1:
             self._raced |= {(c.zone, c.card) for c in together}
