@@ -218,6 +218,8 @@ def main() -> int:
     ap.add_argument("--reuse", action="store_true",
                     help="audit again the games an earlier run filmed into --keep, instead of filming them again")
     ap.add_argument("--perfect", action="store_true", help="read the cards from the script, not the detector")
+    ap.add_argument("--imgsz", type=int, default=None,
+                    help="the detector's input for the zone crops (default: vision.watcher.detector_input's)")
     ap.add_argument("--no-deck", action="store_true",
                     help="read faces with the card reader alone, not with the pictures of the game's deck")
     args = ap.parse_args()
@@ -228,7 +230,7 @@ def main() -> int:
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tablecam-bench-"))
     model = Path(args.model) if args.model else default_model()
     # --perfect: the stand-in reader cuts the crops the audit would cut for this model (their side is its input)
-    perfect_side = (detector_input(model, args.game) or Detector(model).imgsz) if args.perfect else 0
+    perfect_side = (args.imgsz or detector_input(model, args.game) or Detector(model).imgsz) if args.perfect else 0
     reading = "cards from the script" if args.perfect else \
         "reader alone" if args.no_deck else "reader and the deck's pictures"
     print(f"audit bench: {args.game}, 1280x720 @ {FPS} fps, {args.seconds:g} s per game, {os.cpu_count()} cores, "
@@ -250,11 +252,12 @@ def main() -> int:
 
             t0 = time.perf_counter()
             res = audit(r.video, args.game, list(r.script.header.players), r.layout, root / name, model=args.model,
-                        progress=False, said=said_arg, detector=reader(), deck=deck)
+                        progress=False, said=said_arg, detector=reader(), deck=deck, imgsz=args.imgsz)
             t_full = time.perf_counter() - t0
             t0 = time.perf_counter()
             audit(r.video, args.game, list(r.script.header.players), r.layout, root / f"{name}-plain",
-                  model=args.model, progress=False, annotate=False, said=said_arg, detector=reader(), deck=deck)
+                  model=args.model, progress=False, annotate=False, said=said_arg, detector=reader(), deck=deck,
+                  imgsz=args.imgsz)
             t_plain = time.perf_counter() - t0
             s = score(r, res)
             video_s = res.frames / FPS

@@ -183,7 +183,10 @@ PLAYER_FROM_ARM = ("speed",)
 #: 1.04x real time instead of 0.72x, Slapjack 32 vs 28 of 57. The others keep the model's own size: at 160 px Pai
 #: Jie's suit rows (crops shared up to twice the input's size) read 13 vs 24 of 51 cards right, Snap 36 vs 39 of 56
 #: (twice the wrong ones), Cheat 22 vs 28 of 49 batches and reveals; Speed read as many (51 vs 52 of 108) and is
-#: fast enough at 224
+#: fast enough at 224; at 320 (``bench/audit.py --game speed --imgsz 320``, 2026-12-07) it read no more (94 of 108,
+#: +5 wrong or extra against +4), said 62 of the truth's 93 verdicts alike against 66, at 1.30x real time against
+#: 1.88x (two runs, one after the other): the cards it misses show whole for a frame or two before the next card's
+#: back covers them
 ZONE_SIZE_GAMES = ("slapjack", "spit")
 
 
@@ -225,7 +228,10 @@ class TableWatcher:
     onsets: list[Onset] = field(default_factory=list)
     hold_s: float = 1.6
     slap_hold_s: float | None = None  # live: release slaps this long after contact, cards at once
-    every: int = 2  # detect a changed pile at most every this many frames
+    # detect a changed pile at most every this many frames. Looking at every frame read no more Speed cards (rendered
+    # seeds 238 11 12: 94 of 108 both ways, +7 wrong or extra against +4, verdicts said alike 63 against 66 of 93) at
+    # two thirds of the speed: a card seen in one frame only is read in none
+    every: int = 2
     min_conf: float = 0.25  # a card read below this confidence is not evidence (the hysteresis needs several)
     cards: list[CardSeen] = field(default_factory=list)
     slaps: list[SlapSeen] = field(default_factory=list)
