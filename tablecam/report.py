@@ -170,6 +170,137 @@ def ruling_for(group: Sequence[SlapRecord], verdicts: Iterable[dict]) -> dict | 
 # ------------------------------------------------------------------------------------------------------- helpers
 
 
+#: Speed and Spit: two players' cards that land on one pile closer than this (s) raced for it: the second was on its
+#: way before the first landed (nobody reacts faster: TM-2's anticipation bound, which the Speed referee's SP-3 uses
+#: to say "the nine was first")
+PILE_RACE_S = 0.1
+#: the games whose cards race for one pile (SP-3, SP-9, ST-7)
+PILE_RACE_GAMES = ("speed", "spit")
+#: the rulings of a play on a pile
+PLAY_KINDS = ("legal_play", "illegal_play")
+#: card lines that are no play (SP-10: the flips of the side stacks and spit cards, the deal)
+NOT_PLAYS = ("side", "spit", "deal")
+
+
+@dataclass(frozen=True)
+class Landing:
+    """A card played onto a pile: when it landed (the log's time and its uncertainty), who laid it, and its ruling."""
+
+    t: float
+    t_err: float
+    zone: str
+    card: str
+    player: str | None
+    ruling: dict | None
+
+
+@dataclass(frozen=True)
+class PileRace:
+    """Two cards racing for one pile (:data:`PILE_RACE_S`): which landed first, by how much, and how each was ruled;
+    ``tie``: the ``unresolved_tie`` that ruled both, where they were too close to order (SP-9)."""
+
+    first: Landing
+    second: Landing
+    tie: dict | None = None
+
+    @property
+    def apart_ms(self) -> float:
+        return (self.second.t - self.first.t) * 1000.0
+
+    @property
+    def err_ms(self) -> float:
+        return (self.first.t_err + self.second.t_err) * 1000.0
+
+
+def _ruling_of(o: dict, verdicts: Sequence[dict]) -> dict | None:
+    """The verdict that ruled the card line ``o``: a play's ruling or a tie naming it on its pile (Speed's ``played``,
+    Spit's ``tied``), the first from the card's time on (a card played again later is ruled again later)."""
+    t, zone, card = float(o.get("t", 0.0)), o.get("zone"), o.get("card")
+    for v in sorted(verdicts, key=lambda v: float(v.get("t", 0.0))):
+        if float(v.get("t", 0.0)) < t - 1e-6 or v.get("zone") != zone:
+            continue
+        if (v.get("kind") in PLAY_KINDS and v.get("card") == card) or \
+                (v.get("kind") == "unresolved_tie" and card in (v.get("played") or v.get("tied") or ())):
+            return v
+    return None
+
+
+def pile_races(observations: Sequence[dict], verdicts: Sequence[dict], within: float = PILE_RACE_S
+               ) -> list[PileRace]:
+    """Speed and Spit: every two cards of two players landing on one pile less than ``within`` apart, in time order.
+    Who laid a card is its line's player, else its ruling's; cards a tie ruled race though nobody can say whose was
+    whose. One player's two cards that close are no race (one hand lays one card at a time)."""
+    by_zone: dict[str, list[Landing]] = {}
+    for o in observations:
+        if o.get("type") != "card" or not o.get("card") or not o.get("zone") or o.get("source") in NOT_PLAYS:
+            continue
+        ruling = _ruling_of(o, verdicts)
+        player = o.get("player") or (ruling.get("player") if ruling and ruling.get("kind") in PLAY_KINDS else None)
+        by_zone.setdefault(str(o["zone"]), []).append(
+            Landing(float(o.get("t", 0.0)), float(o.get("t_err") or 0.0), str(o["zone"]), str(o["card"]),
+                    player, ruling))
+    races = []
+    for landings in by_zone.values():
+        landings.sort(key=lambda x: x.t)
+        for a, b in zip(landings, landings[1:], strict=False):
+            if b.t - a.t >= within:
+                continue
+            tie = a.ruling if a.ruling is not None and a.ruling is b.ruling \
+                and a.ruling.get("kind") == "unresolved_tie" else None
+            if tie is not None or (a.player and b.player and a.player != b.player):
+                races.append(PileRace(a, b, tie))
+    return sorted(races, key=lambda r: r.first.t)
+
+
+#: Cheat: the rulings a turn row shows (a claim's rank, the count, a doubt and who picks up, the game's end)
+TURN_RULINGS = ("illegal_play", "count_mismatch", "challenge_true", "challenge_false", "late_challenge", "win",
+                "draw")
+
+
+@dataclass
+class CheatTurn:
+    """Cheat: one turn as the log tells it: whose, the backs counted on the pile, the claim heard, who doubted it, the
+    cards turned up, and the referee's rulings on it."""
+
+    t: float
+    player: str | None = None
+    laid: int | None = None
+    claim: tuple[int, str] | None = None
+    doubted_by: list[str] = field(default_factory=list)
+    turned: tuple[str, ...] = ()
+    rulings: list[dict] = field(default_factory=list)
+
+
+def cheat_turns(observations: Sequence[dict], verdicts: Sequence[dict]) -> list[CheatTurn]:
+    """Cheat: the log's lines as turns. A turn begins with its ``turn`` line, or with a batch or a claim where the
+    turn before already has one (a log made without turn lines); a doubt, a reveal and the rulings after them belong
+    to the turn they come in. Lines at one time keep the log's order, verdicts after what they rule."""
+    lines = sorted([(float(o.get("t", 0.0)), 0, k, o) for k, o in enumerate(observations)]
+                   + [(float(v.get("t", 0.0)), 1, k, v) for k, v in enumerate(verdicts)], key=lambda x: x[:3])
+    turns: list[CheatTurn] = []
+    for t, ruled, _, line in lines:
+        kind = "verdict" if ruled else line.get("type")
+        now = turns[-1] if turns else None
+        if kind == "turn" or (kind == "facedown" and (now is None or now.laid is not None or now.claim is not None)) \
+                or (kind == "claim" and (now is None or now.claim is not None)):
+            now = CheatTurn(t, line.get("player"))
+            turns.append(now)
+        if now is None:
+            continue
+        if kind == "facedown":
+            now.laid = int(line.get("count") or 0)
+        elif kind == "claim":
+            now.claim = (int(line.get("count") or 0), str(line.get("rank", "?")))
+            now.player = now.player or line.get("player")
+        elif kind == "call" and line.get("player"):
+            now.doubted_by.append(str(line["player"]))
+        elif kind == "reveal":
+            now.turned = tuple(line.get("cards") or ())
+        elif kind == "verdict" and line.get("kind") in TURN_RULINGS:
+            now.rulings.append(line)
+    return [x for x in turns if x.laid is not None or x.claim is not None or x.rulings]
+
+
 def _e(x: object) -> str:
     return html.escape(str(x), quote=True)
 
@@ -581,7 +712,7 @@ SLAP_GAMES = ("slapjack", "snap", "spit")
 SEEN_LABELS = {"card": "cards", "facedown": "batches", "reveal": "reveals", "remove": "taken back"}
 SAID_TYPES = ("call", "claim", "stuck", "draw", "turn")
 ONE = {"cards": "card", "jacks": "jack", "slaps": "slap", "verdicts": "verdict", "batches": "batch",
-       "reveals": "reveal", "snaps on the table": "snap on the table"}  # (a figure of one)
+       "reveals": "reveal", "snaps on the table": "snap on the table", "races": "race"}  # (a figure of one)
 
 
 def _tallies(summary: AuditSummary) -> list[tuple[int, str]]:
@@ -596,7 +727,8 @@ def _tallies(summary: AuditSummary) -> list[tuple[int, str]]:
     else:
         obs = summary.observations
         seen = [(sum(1 for o in obs if o.get("type") == t), label) for t, label in SEEN_LABELS.items()]
-        out = [(n, label) for n, label in seen if n] + [
+        races = [(len(pile_races(obs, summary.verdicts)), "races")] if summary.game in PILE_RACE_GAMES else []
+        out = [(n, label) for n, label in seen if n] + races + [
             (sum(1 for o in obs if o.get("type") in SAID_TYPES), "said"), (len(summary.verdicts), "verdicts")]
     return [(n, ONE.get(label, label) if n == 1 else label) for n, label in out]
 
@@ -755,6 +887,50 @@ def _slap_table(slaps: list[SlapRecord]) -> str:
     return f'<table class="num data"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
+def _landing(x: Landing) -> str:
+    who = f"{_e(x.player)} " if x.player else ""
+    return f"{who}<b>{_e(x.card)}</b> <small>{x.t:.3f} s</small>"
+
+
+def _race_table(races: list[PileRace]) -> str:
+    """Speed and Spit: the cards that raced for a pile (:func:`pile_races`), with how each was ruled."""
+    if not races:
+        return (f'<p class="empty">No races: no two players\' cards landed on one pile within '
+                f"{PILE_RACE_S * 1000:.0f} ms.</p>")
+    body = []
+    for r in races:
+        err = f" ± {r.err_ms:.0f}" if r.err_ms >= 1 else ""
+        says = [r.tie] if r.tie is not None else [x.ruling for x in (r.first, r.second) if x.ruling is not None]
+        ruled = "; ".join(_e(v.get("say", "")) for v in says) or '<span class="empty">not ruled</span>'
+        body.append(f"<tr><td>{r.first.t:.3f}</td><td>{_e(r.first.zone)}</td><td>{_landing(r.first)}</td>"
+                    f"<td>{_landing(r.second)}</td><td>{r.apart_ms:.0f}{err} ms</td>"
+                    f'<td class="say">{ruled}</td></tr>')
+    return ('<p class="note">Two players\' cards that landed on one pile less than '
+            f"{PILE_RACE_S * 1000:.0f} ms apart: the second was on its way before the first landed (TM-2). "
+            "The first to land counts; the second is judged on it (SP-3), or nobody is, where they are too close "
+            "to order (SP-9).</p>"
+            '<table class="num data"><thead><tr><th>t</th><th>pile</th><th>first</th><th>second</th><th>apart</th>'
+            f'<th>ruled</th></tr></thead><tbody>{"".join(body)}</tbody></table>')
+
+
+def _turn_table(turns: list[CheatTurn]) -> str:
+    """Cheat: every turn (:func:`cheat_turns`): the backs counted against the claim, the doubt, what turned up."""
+    if not turns:
+        return '<p class="empty">No turns: no batch was seen nor claim heard.</p>'
+    body = []
+    for x in turns:
+        claim = f"{x.claim[0]} × {_e(x.claim[1])}" if x.claim else ""
+        laid = "" if x.laid is None else str(x.laid)
+        if x.claim and x.laid is not None and x.laid != x.claim[0]:
+            laid = f'<span class="flag">{laid}</span>'
+        ruled = "; ".join(_e(v.get("say", "")) for v in x.rulings)
+        body.append(f"<tr><td>{x.t:.3f}</td><td>{_e(x.player or '')}</td><td>{laid}</td><td>{claim}</td>"
+                    f"<td>{_e(', '.join(x.doubted_by))}</td><td>{_e(' '.join(x.turned))}</td>"
+                    f'<td class="say">{ruled}</td></tr>')
+    return ('<table class="num data"><thead><tr><th>t</th><th>player</th><th>backs seen</th><th>claim</th>'
+            f'<th>doubted by</th><th>turned up</th><th>ruled</th></tr></thead><tbody>{"".join(body)}</tbody></table>')
+
+
 def _verdict_table(verdicts: list[dict]) -> str:
     if not verdicts:
         return '<p class="empty">No verdicts.</p>'
@@ -879,6 +1055,14 @@ def render_report(summary: AuditSummary) -> str:
         out.append(f'<section class="box" id="disputed"><h2>Disputed slaps ({len(groups)})</h2>{body}</section>')
         out.append(f'<section class="box" id="slaps"><h2>Every slap ({len(summary.slaps)})</h2>'
                    f"{_slap_table(summary.slaps)}</section>")
+    if summary.game == "cheat":
+        turns = cheat_turns(summary.observations, summary.verdicts)
+        out.append(f'<section class="box" id="turns"><h2>Every turn ({len(turns)})</h2>'
+                   f"{_turn_table(turns)}</section>")
+    if summary.game in PILE_RACE_GAMES:
+        races = pile_races(summary.observations, summary.verdicts)
+        out.append(f'<section class="box" id="races"><h2>Races for a pile ({len(races)})</h2>'
+                   f"{_race_table(races)}</section>")
     out.append(f'<section class="box" id="verdicts"><h2>Every verdict ({len(summary.verdicts)})</h2>'
                f"{_verdict_table(summary.verdicts)}</section>")
     if not slap_game or summary.game == "spit":

@@ -385,3 +385,123 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert red.sum() > 200, "the red stopped-banner is not visible near the top"
     if os.environ.get("TABLECAM_KEEP_SCREENSHOT"):
         shutil.copy(png, os.environ["TABLECAM_KEEP_SCREENSHOT"])
+
+
+# ------------------------------------------------------------------------------------- races for a pile, turns
+
+
+def _refereed(game: str) -> tuple[list[dict], list[dict]]:
+    """A golden example game's lines and the verdicts the referee gives them now (not the stored ones)."""
+    from engine.events import Event, GameHeader, parse_line
+    from engine.replay import replay
+    from engine.verdicts import Verdict
+
+    lines = (Path(__file__).resolve().parent.parent / "examples" / "logs" / f"{game}.jsonl").read_text().splitlines()
+    parsed = [parse_line(x, k + 1) for k, x in enumerate(lines)]
+    header = next(x for x in parsed if isinstance(x, GameHeader))
+    events = [x for x in parsed if isinstance(x, Event)]
+    verdicts = [o.to_dict() for o in replay(header, events) if isinstance(o, Verdict)]
+    return [e.to_dict() for e in events], verdicts
+
+
+def test_speed_races_for_a_pile_say_who_landed_first_by_how_much_and_the_rulings() -> None:
+    """SP-3, SP-9, TM-2: in the golden Speed game Bob's KH and Ann's JC land 39 ms apart on one pile (the jack, on its
+    way before the king landed, is judged on the king: "the king was first"), and 8D and 10D 3 ms apart (too close
+    to order: SP-9). Races are in time order; the report shows them with both rulings."""
+    from tablecam.report import pile_races
+
+    obs, verdicts = _refereed("speed")
+    races = pile_races(obs, verdicts)
+    assert [(r.first.card, r.first.player, r.second.card, r.second.player, round(r.apart_ms)) for r in races] == \
+        [("8D", "Bob", "10D", "Ann", 3), ("KH", "Bob", "JC", "Ann", 39)]
+    tie, sp3 = races
+    assert tie.tie is not None and tie.tie["rule"] == "SP-9" and tie.first.zone == tie.second.zone
+    assert sp3.tie is None and sp3.second.ruling["rule"] == "SP-3" and "the king was first" in sp3.second.ruling["say"]
+    assert sp3.first.ruling["kind"] == "legal_play"
+    s = AuditSummary(video="speed.mp4", game="speed", players=["Ann", "Bob"], width=640, height=480, fps=30.0,
+                     frames=900, duration=30.0, cards=[], verdicts=verdicts, slaps=[], observations=obs)
+    text = render_report(s)
+    body = " ".join(parse(text).text)
+    assert "Races for a pile (2)" in body and "39 ms" in body and "3 ms" in body
+    assert "Illegal: jack on king, the king was first" in body and "Too close to call" in body
+    assert "<b>2</b>races<" in text
+    assert body.index("Races for a pile") < body.index("Every verdict")
+
+
+def test_spit_races_include_a_tie_named_by_its_tied_cards() -> None:
+    """ST-7 (SP-3, SP-9 in Spit): the Spit referee names a tie's cards ``tied`` (Speed's ``played``): its race is
+    found too, and the card lines carry no player (the referee knows the column each came from)."""
+    from tablecam.report import pile_races
+
+    obs, verdicts = _refereed("spit")
+    races = pile_races(obs, verdicts)
+    ties = [r for r in races if r.tie is not None]
+    assert len(races) == 3 and len(ties) == 1 and ties[0].tie["rule"] == "SP-9"
+    assert all(r.apart_ms < 100 for r in races)
+    assert all(r.first.player != r.second.player for r in races if r.tie is None)
+
+
+def test_what_is_no_race_for_a_pile() -> None:
+    """TM-2, SP-10: a card landing 100 ms or more after the last is an answer to it, not a race; one player's two cards
+    are not a race (one hand); the flips of the side stacks are no plays; two piles never race each other."""
+    from tablecam.report import PILE_RACE_S, pile_races
+
+    def card(t: float, zone: str, code: str, player: str | None, **kw: object) -> dict:
+        return {"t": t, "type": "card", "zone": zone, "card": code, "player": player, **kw}
+
+    def play(t: float, zone: str, code: str, player: str, kind: str = "legal_play") -> dict:
+        return {"t": t, "type": "verdict", "kind": kind, "rule": "SP-2", "player": player, "zone": zone,
+                "card": code, "say": f"{player}: {code}"}
+
+    obs = [card(1.0, "left", "5S", None, source="side"), card(1.01, "left", "6S", None, source="side"),
+           card(2.0, "left", "7S", "Ann"), card(2.0 + PILE_RACE_S, "left", "8S", "Bob"),
+           card(3.0, "right", "9S", "Ann"), card(3.03, "right", "10S", "Ann"),
+           card(4.0, "left", "9D", "Ann"), card(4.01, "right", "JS", "Bob"),
+           card(5.0, "left", "10D", "Ann"), card(5.05, "left", "JD", "Bob", t_err=0.004)]
+    verdicts = [play(o["t"] + 0.03, o["zone"], o["card"], o["player"]) for o in obs if o["player"]]
+    races = pile_races(obs, verdicts)
+    assert [(r.first.card, r.second.card) for r in races] == [("10D", "JD")]
+    assert round(races[0].apart_ms) == 50 and round(races[0].err_ms) == 4
+    assert races[0].second.ruling["card"] == "JD"
+    assert "50 ± 4 ms" in _race_html(races)
+
+
+def _race_html(races: list) -> str:
+    from tablecam.report import _race_table
+
+    return _race_table(races)
+
+
+def test_cheat_turns_pair_batches_with_claims_doubts_reveals_and_rulings() -> None:
+    """CH-2, CH-3, CH-4: every turn of a Cheat log, with or without ``turn`` lines: the backs counted beside the claim
+    (a count that differs from it flagged), who doubted, what turned up and the ruling; a Cheat report lists them
+    before every verdict, and other games' reports do not."""
+    from tablecam.report import cheat_turns
+
+    obs = [{"t": 1.2, "type": "facedown", "zone": "center", "count": 2},
+           {"t": 1.4, "type": "claim", "player": "Ann", "count": 3, "rank": "A"},
+           {"t": 2.0, "type": "facedown", "zone": "center", "count": 1},
+           {"t": 2.1, "type": "claim", "player": "Ben", "count": 1, "rank": "2"},
+           {"t": 2.4, "type": "call", "player": "Ann", "word": "doubt"},
+           {"t": 2.9, "type": "reveal", "zone": "center", "cards": ["9C"]},
+           {"t": 4.0, "type": "turn", "player": "Ann"},
+           {"t": 4.3, "type": "facedown", "zone": "center", "count": 4}]
+    verdicts = [{"t": 1.4, "type": "verdict", "kind": "count_mismatch", "rule": "CH-2", "player": "Ann",
+                 "say": "Count mismatch: Ann claimed three but placed two"},
+                {"t": 2.9, "type": "verdict", "kind": "challenge_false", "rule": "CH-4", "player": "Ben",
+                 "cards": 3, "say": "Cheat! Not one two. Ben picks up 3 cards"}]
+    turns = cheat_turns(obs, verdicts)
+    assert [(x.player, x.laid, x.claim, x.doubted_by, x.turned, [v["rule"] for v in x.rulings]) for x in turns] == [
+        ("Ann", 2, (3, "A"), [], (), ["CH-2"]),
+        ("Ben", 1, (1, "2"), ["Ann"], ("9C",), ["CH-4"]),
+        ("Ann", 4, None, [], (), [])]
+    s = AuditSummary(video="cheat.mp4", game="cheat", players=["Ann", "Ben"], width=640, height=480, fps=30.0,
+                     frames=150, duration=5.0, cards=[], verdicts=verdicts, slaps=[], observations=obs)
+    text = render_report(s)
+    body = " ".join(parse(text).text)
+    assert "Every turn (3)" in body and "Cheat! Not one two. Ben picks up 3 cards" in body
+    assert '<span class="flag">2</span>' in text  # (two backs seen for a claim of three)
+    assert body.index("Every turn") < body.index("Every verdict")
+    other = AuditSummary(video="g.mp4", game="speed", players=["Ann", "Ben"], width=640, height=480, fps=30.0,
+                         frames=150, duration=5.0, cards=[], verdicts=[], slaps=[], observations=[])
+    assert "Every turn" not in render_report(other) and "No races" in " ".join(parse(render_report(other)).text)
