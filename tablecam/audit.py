@@ -1,11 +1,11 @@
-"""``tablecam audit``: a recorded Slapjack or Snap game in, the referee's verdicts and the evidence out.
+"""``tablecam audit``: a recorded game in, the referee's verdicts and the evidence out.
 
 One pass over the video (frames are never all in memory): every frame goes to the slap detector (arms over
 piles, ``vision.slaps``); a pile's crop goes to the card detector when it changed (``vision.tracking``); the
 audio track's impact onsets time the slaps. Observations wait in a short reorder buffer (a card is confirmed
 a few frames after it appeared and dated back), then go, in time order, into the game log and the referee,
-whose verdicts follow them in the log. Out come ``game.jsonl``, ``slaps.csv``, ``report.html`` (with the
-frames around every disputed contact) and ``annotated.mp4``.
+whose verdicts follow them in the log. Out come ``game.jsonl``, ``slaps.csv`` (Speed and Spit: ``races.csv`` too),
+``report.html`` (with the frames around every disputed contact) and ``annotated.mp4``.
 
 A damaged video is audited up to the damage; the log written so far stays valid and the report says where
 the audit stopped. A layout that does not fit the video is refused before anything is written.
@@ -36,7 +36,15 @@ from models.reader import attach_deck, load_card_model
 from tablecam.config import did_you_mean
 from tablecam.cores import one_blas_thread
 from tablecam.gamelog import LogWriter
-from tablecam.report import AuditSummary, SlapRecord, write_report, write_slaps_csv
+from tablecam.report import (
+    PILE_RACE_GAMES,
+    AuditSummary,
+    SlapRecord,
+    pile_races,
+    write_races_csv,
+    write_report,
+    write_slaps_csv,
+)
 from tablecam.said import SaidError
 from tablecam.said import read_said as said_log
 from vision.audio import impact_onsets, read_audio
@@ -392,6 +400,8 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             r.frames = [p for p, _ in got]
             r.frame_times = [tt for _, tt in got]
     write_slaps_csv(out / "slaps.csv", records)
+    if game in PILE_RACE_GAMES:
+        write_races_csv(out / "races.csv", pile_races(observed, verdicts))
     summary = AuditSummary(video=str(video), game=game, players=list(players), width=info.width,
                            height=info.height, fps=fps, frames=frames, duration=last_t,
                            cards=[(c.t, c.zone, c.card) for c in cards], verdicts=verdicts, slaps=records,

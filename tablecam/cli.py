@@ -38,7 +38,7 @@ modes:
   synth-video game=G seed=S out=game.mp4
                                      render a scripted game (video, audio, ground-truth log, layout)
   audit VIDEO layout=L out=DIR       referee a recorded game: game.jsonl, slaps.csv, report.html,
-                                     annotated.mp4
+                                     annotated.mp4 (Speed, Spit: races.csv)
   demo                               render a short Slapjack game and audit it (the shipped model)
   calibrate-latency VIDEO layout=L   the audio-video clock offset from one clap in view; saved in the layout
   live camera=0|video=F layout=L     referee a game as it is played and speak the verdicts
@@ -493,6 +493,8 @@ def _audit(video: str, cfg: dict[str, Any]) -> int:
     if r.stopped:
         print(f"warning: {r.stopped}", file=sys.stderr)
     print(f"report: {r.out / 'report.html'}\nlog: {r.log}\nslaps: {r.out / 'slaps.csv'}")
+    if (r.out / "races.csv").is_file():
+        print(f"races: {r.out / 'races.csv'}")
     if s.annotated:
         print(f"annotated video: {r.out / s.annotated}")
     return 0

@@ -1,4 +1,5 @@
-"""The audit report of a recorded game: ``slaps.csv`` for spreadsheets and one self-contained ``report.html``.
+"""The audit report of a recorded game: ``slaps.csv`` (and Speed's and Spit's ``races.csv``) for spreadsheets and one
+self-contained ``report.html``.
 
 The HTML has no scripts, no web fonts and no network: it is read offline next to the audit folder (frames and
 the annotated video are linked by relative path), and its charts are inline SVG drawn here, so the report looks
@@ -299,6 +300,33 @@ def cheat_turns(observations: Sequence[dict], verdicts: Sequence[dict]) -> list[
         elif kind == "verdict" and line.get("kind") in TURN_RULINGS:
             now.rulings.append(line)
     return [x for x in turns if x.laid is not None or x.claim is not None or x.rulings]
+
+
+#: the columns of ``races.csv`` (Speed, Spit), one row per race for a pile (:func:`pile_races`)
+RACE_CSV_FIELDS: tuple[str, ...] = ("t", "pile", "first_card", "first_player", "second_card", "second_player",
+                                    "second_t", "apart_ms", "err_ms", "first_ruling", "second_ruling", "tie")
+
+
+def race_row(r: PileRace) -> dict[str, str]:
+    """One race as ``races.csv`` writes it: times in s, gaps in ms, rulings as said, empty where unknown."""
+    def said(v: dict | None) -> str:
+        return str(v.get("say", "")) if v is not None else ""
+
+    tie = r.tie is not None
+    return {"t": f"{r.first.t:.4f}", "pile": r.first.zone, "first_card": r.first.card,
+            "first_player": r.first.player or "", "second_card": r.second.card, "second_player": r.second.player or "",
+            "second_t": f"{r.second.t:.4f}", "apart_ms": f"{r.apart_ms:.1f}", "err_ms": f"{r.err_ms:.1f}",
+            "first_ruling": "" if tie else said(r.first.ruling), "second_ruling": "" if tie else said(r.second.ruling),
+            "tie": said(r.tie)}
+
+
+def write_races_csv(path: str | Path, races: Iterable[PileRace]) -> None:
+    """Speed and Spit: one row per race for a pile, for spreadsheets (as ``slaps.csv`` is for the slap games)."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(RACE_CSV_FIELDS))
+        w.writeheader()
+        for r in races:
+            w.writerow(race_row(r))
 
 
 def _e(x: object) -> str:
@@ -1071,7 +1099,9 @@ def render_report(summary: AuditSummary) -> str:
     links = []
     if summary.annotated:
         links.append(f'<a href="{_src(summary.annotated)}">annotated video</a>')
-    links += ['<a href="slaps.csv">slaps.csv</a>', '<a href="game.jsonl">game log (game.jsonl)</a>']
+    links += ['<a href="slaps.csv">slaps.csv</a>'] + \
+        (['<a href="races.csv">races.csv</a>'] if summary.game in PILE_RACE_GAMES else []) + \
+        ['<a href="game.jsonl">game log (game.jsonl)</a>']
     out.append(f'<section class="box links" id="files"><h2>Files</h2>{"".join(links)}</section>')
     out.append("<footer>Made by tablecam audit. Times are on the video clock; hover a mark for details.</footer>")
     out.append("</main></body></html>\n")

@@ -505,3 +505,29 @@ def test_cheat_turns_pair_batches_with_claims_doubts_reveals_and_rulings() -> No
     other = AuditSummary(video="g.mp4", game="speed", players=["Ann", "Ben"], width=640, height=480, fps=30.0,
                          frames=150, duration=5.0, cards=[], verdicts=[], slaps=[], observations=[])
     assert "Every turn" not in render_report(other) and "No races" in " ".join(parse(render_report(other)).text)
+
+
+def test_races_csv_has_one_row_per_race_with_both_rulings_or_the_tie(tmp_path: Path) -> None:
+    """SP-3, SP-9: ``races.csv`` (Speed, Spit) round-trips: pile, both cards and players, the gap and its uncertainty,
+    each card's ruling, or the tie that ruled both; a Speed report links it, a Slapjack report does not."""
+    from tablecam.report import RACE_CSV_FIELDS, pile_races, write_races_csv
+
+    obs, verdicts = _refereed("speed")
+    path = tmp_path / "races.csv"
+    write_races_csv(path, pile_races(obs, verdicts))
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == RACE_CSV_FIELDS
+        rows = list(reader)
+    tie, sp3 = rows
+    assert (tie["pile"], tie["first_card"], tie["second_card"]) == ("right", "8D", "10D")
+    assert float(tie["apart_ms"]) == pytest.approx(3, abs=1)
+    assert tie["tie"].startswith("Too close to call") and tie["first_ruling"] == tie["second_ruling"] == ""
+    assert (sp3["first_card"], sp3["first_player"], sp3["second_card"], sp3["second_player"]) == \
+        ("KH", "Bob", "JC", "Ann")
+    assert sp3["second_ruling"].endswith("the king was first. Ann, take it back") and sp3["tie"] == ""
+    assert float(sp3["second_t"]) > float(sp3["t"]) and float(sp3["apart_ms"]) == pytest.approx(39, abs=1)
+    speed = AuditSummary(video="s.mp4", game="speed", players=["Ann", "Bob"], width=640, height=480, fps=30.0,
+                         frames=30, duration=1.0, cards=[], verdicts=[], slaps=[])
+    assert 'href="races.csv"' in render_report(speed)
+    assert 'href="races.csv"' not in render_report(game_summary(tmp_path))

@@ -88,6 +88,38 @@ def test_the_audits_verdicts_equal_the_ground_truths(audited: tuple[str, Rendere
     assert logged(res, "anomaly") == []
 
 
+def test_races_csv_holds_the_races_for_a_pile_of_the_ground_truth(audited: tuple[str, RenderedGame, AuditResult]
+                                                                  ) -> None:
+    """SP-3, SP-9, TM-2: ``races.csv`` lists every race for a pile the ground truth holds (two players' cards on one
+    pile under 100 ms apart, refereed): the same cards in the same order, as far apart within their ``t_err``, ruled
+    alike. The Speed game holds two (9 and 42 ms apart)."""
+    import csv
+
+    from engine.events import Event, GameHeader, parse_line
+    from engine.replay import replay
+    from engine.verdicts import Verdict
+    from tablecam.report import pile_races
+
+    game, g, res = audited
+    if game not in ("speed", "spit"):
+        assert not (res.out / "races.csv").exists()
+        return
+    parsed = [parse_line(x, k + 1) for k, x in enumerate(g.truth.read_text().splitlines())]
+    header = next(x for x in parsed if isinstance(x, GameHeader))
+    events = [x for x in parsed if isinstance(x, Event)]
+    truth = pile_races([e.to_dict() for e in events],
+                       [o.to_dict() for o in replay(header, events) if isinstance(o, Verdict)])
+    with open(res.out / "races.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["pile"], r["first_card"], r["second_card"]) for r in rows] == \
+        [(x.first.zone, x.first.card, x.second.card) for x in truth]
+    for r, x in zip(rows, truth, strict=True):
+        assert abs(float(r["apart_ms"]) - x.apart_ms) <= float(r["err_ms"]) + 1.0
+        assert (r["tie"] != "") == (x.tie is not None)
+    if game == "speed":
+        assert [round(x.apart_ms) for x in truth] == [9, 42]
+
+
 @pytest.mark.parametrize("audited", ["speed"], indirect=True)
 def test_live_referees_the_recording_with_what_was_said(audited: tuple[str, RenderedGame, AuditResult],
                                                        tmp_path: Path) -> None:
