@@ -8,6 +8,7 @@ the same in any browser and years later.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import html
 import math
@@ -213,13 +214,19 @@ class PileRace:
         return (self.first.t_err + self.second.t_err) * 1000.0
 
 
-def _ruling_of(o: dict, verdicts: Sequence[dict]) -> dict | None:
-    """The verdict that ruled the card line ``o``: a play's ruling or a tie naming it on its pile (Speed's ``played``,
-    Spit's ``tied``), the first from the card's time on (a card played again later is ruled again later)."""
-    t, zone, card = float(o.get("t", 0.0)), o.get("zone"), o.get("card")
-    for v in sorted(verdicts, key=lambda v: float(v.get("t", 0.0))):
-        if float(v.get("t", 0.0)) < t - 1e-6 or v.get("zone") != zone:
-            continue
+#: a card's ruling comes within this long (s) after its line in the log: its race closes a tie window after it landed
+#: (TM-3), or a late line is ruled where it belongs (``engine.timeline``, up to 3 s back)
+RULED_WITHIN_S = 10.0
+
+
+def _ruling_of(o: dict, rulings: Sequence[tuple[float, dict]]) -> dict | None:
+    """The verdict that ruled the card line ``o``, of ``rulings`` (its pile's, in time order): a play's ruling or a
+    tie naming it (Speed's ``played``, Spit's ``tied``), the first from the card's time on (a card played again later
+    is ruled again later)."""
+    t, card = float(o.get("t", 0.0)), o.get("card")
+    for tv, v in rulings[bisect.bisect_left(rulings, t - 1e-6, key=lambda x: x[0]):]:
+        if tv > t + RULED_WITHIN_S:
+            break
         if (v.get("kind") in PLAY_KINDS and v.get("card") == card) or \
                 (v.get("kind") == "unresolved_tie" and card in (v.get("played") or v.get("tied") or ())):
             return v
@@ -231,11 +238,17 @@ def pile_races(observations: Sequence[dict], verdicts: Sequence[dict], within: f
     """Speed and Spit: every two cards of two players landing on one pile less than ``within`` apart, in time order.
     Who laid a card is its line's player, else its ruling's; cards a tie ruled race though nobody can say whose was
     whose. One player's two cards that close are no race (one hand lays one card at a time)."""
+    rulings: dict[str, list[tuple[float, dict]]] = {}
+    for v in verdicts:
+        if v.get("kind") in (*PLAY_KINDS, "unresolved_tie") and v.get("zone"):
+            rulings.setdefault(str(v["zone"]), []).append((float(v.get("t", 0.0)), v))
+    for zone_rulings in rulings.values():
+        zone_rulings.sort(key=lambda x: x[0])
     by_zone: dict[str, list[Landing]] = {}
     for o in observations:
         if o.get("type") != "card" or not o.get("card") or not o.get("zone") or o.get("source") in NOT_PLAYS:
             continue
-        ruling = _ruling_of(o, verdicts)
+        ruling = _ruling_of(o, rulings.get(str(o["zone"]), []))
         player = o.get("player") or (ruling.get("player") if ruling and ruling.get("kind") in PLAY_KINDS else None)
         by_zone.setdefault(str(o["zone"]), []).append(
             Landing(float(o.get("t", 0.0)), float(o.get("t_err") or 0.0), str(o["zone"]), str(o["card"]),
