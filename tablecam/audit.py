@@ -49,7 +49,7 @@ from tablecam.said import SaidError
 from tablecam.said import read_said as said_log
 from vision.audio import impact_onsets, read_audio
 from vision.frames import VideoError, VideoReader, probe
-from vision.slaps import SlapSeen
+from vision.slaps import SlapDetector, SlapSeen
 from vision.tracking import CardSeen, zone_crop
 from vision.watcher import TableWatcher, detector_input
 
@@ -363,7 +363,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             if annot and d.get("type") == "verdict" and d.get("say"):
                 annot.captions.append((float(d["t"]), str(d["say"])))
 
-        reader = VideoReader(video, ahead=FRAMES_AHEAD)
+        reader = VideoReader(video, ahead=FRAMES_AHEAD, shrink=SlapDetector.shrink)
         try:
             for fr in reader:
                 frames += 1
@@ -371,7 +371,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                 n_slaps = len(watcher.slapper_found)
                 while calls and calls[0].t <= fr.t:  # what has been said by now (a claim names the batch's rank)
                     watcher.heard(calls.popleft())
-                push(watcher.feed(fr.index, fr.t, fr.image), until=fr.t - REORDER_S)
+                push(watcher.feed(fr.index, fr.t, fr.image, fr.small), until=fr.t - REORDER_S)
                 if annot:
                     for s in watcher.slapper_found[n_slaps:]:
                         annot.contacts.append((s.t, s.zone, s.player))

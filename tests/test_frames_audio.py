@@ -322,6 +322,30 @@ def test_reading_ahead_in_a_thread_gives_the_same_frames_and_damage(clip: tuple[
     assert not any(t.name == "video-ahead" for t in threading.enumerate())
 
 
+def test_a_reader_given_the_slap_detectors_shrink_hands_each_frame_shrunk(clip: tuple[Path, list[float]],
+                                                                          tmp_path: Path) -> None:
+    """``shrink``: each frame carries its picture shrunk as the slap detector shrinks it (made on the decoding thread
+    when reading ahead), a damaged file's good frames too; without it, none; the damage is told as before."""
+    from vision.slaps import SlapDetector
+
+    path, _ = clip
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(path.read_bytes()[: int(path.stat().st_size * 0.6)])
+    for video in (path, cut):
+        for ahead in (0, 3):
+            plain, shrunk = VideoReader(video, ahead=ahead), VideoReader(video, ahead=ahead, shrink=SlapDetector.shrink)
+            a, b = list(plain), list(shrunk)
+            assert len(a) == len(b) > 0 and all(f.small is None for f in a)
+            assert all(np.array_equal(f.small, SlapDetector.shrink(f.image)) for f in b)
+            assert b[0].small.shape[:2] == (b[0].image.shape[0] // 4, b[0].image.shape[1] // 4)
+            assert plain.damage == shrunk.damage
+    early = VideoReader(path, shrink=SlapDetector.shrink)
+    for f in early:
+        if f.index == 2:
+            break
+    assert early.damage is None
+
+
 def test_reading_ahead_raises_what_the_reader_raises(clip: tuple[Path, list[float]],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.frames as frames_module

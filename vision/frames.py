@@ -21,7 +21,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -63,6 +63,9 @@ class Frame:
     index: int
     t: float
     image: np.ndarray
+    #: the picture shrunk for the slap detector, where the reader that decoded it was given the shrink
+    #: (:class:`VideoReader` ``shrink``): made on the decoding thread, not the audit's
+    small: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,20 +327,39 @@ class VideoReader:
 
     ``ahead`` > 0 decodes that many frames ahead in a thread of its own: FFmpeg's decoding and the conversion to
     BGR let go of the interpreter, so they run on one core while the caller's work (a detector's) runs on the
-    other, instead of taking turns."""
+    other, instead of taking turns. ``shrink``: a function of a frame's picture whose result each frame carries
+    (:attr:`Frame.small`), made on that thread too (the slap detector's shrunk frame: 1.8 ms a 720p frame)."""
 
     def __init__(self, path: str | os.PathLike[str], start: float = 0.0, end: float | None = None,
-                 *, threads: int = 0, ahead: int = 0) -> None:
+                 *, threads: int = 0, ahead: int = 0,
+                 shrink: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
         self.path = os.fspath(path)
         self.info = probe(self.path)  # fails here, loudly, if the file is not a video
         self.start, self.end, self.threads, self.ahead = start, end, threads, ahead
+        self.shrink = shrink
         self.damage: VideoDamage | None = None
 
     def __iter__(self) -> Iterator[Frame]:
         if self.ahead <= 0:
-            self.damage = yield from read_video(self.path, self.start, self.end, threads=self.threads)
+            self.damage = yield from self._shrunk(read_video(self.path, self.start, self.end, threads=self.threads))
             return
         yield from self._ahead()
+
+    def _shrunk(self, frames: Generator[Frame, None, VideoDamage | None]
+                ) -> Generator[Frame, None, VideoDamage | None]:
+        """``frames`` with :attr:`Frame.small` made (``shrink``), and their generator's return value."""
+        while True:
+            try:
+                fr = next(frames)
+            except StopIteration as end:
+                return end.value
+            if self.shrink is not None:
+                fr.small = self.shrink(fr.image)
+            try:
+                yield fr
+            except GeneratorExit:
+                frames.close()
+                raise
 
     def _ahead(self) -> Iterator[Frame]:
         q: queue.Queue = queue.Queue(maxsize=self.ahead)
@@ -355,7 +377,7 @@ class VideoReader:
 
         def produce() -> None:
             try:
-                frames = read_video(self.path, self.start, self.end, threads=self.threads)
+                frames = self._shrunk(read_video(self.path, self.start, self.end, threads=self.threads))
                 while True:
                     try:
                         fr = next(frames)

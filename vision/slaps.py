@@ -326,9 +326,15 @@ class SlapDetector:
         rows = np.flatnonzero(moving[: int(reach)].mean(axis=1) >= self.min_frac)
         return float(rows[-1] + 1) if rows.size else -1.0
 
-    def update(self, index: int, t: float, frame: np.ndarray) -> list[SlapSeen]:
+    @staticmethod
+    def shrink(frame: np.ndarray) -> np.ndarray:
+        """The frame the detector looks at (:data:`SCALE`); a reader decoding ahead may make it (``small``)."""
         H, W = frame.shape[:2]
-        self.small = cv2.resize(frame, (int(W * SCALE), int(H * SCALE)), interpolation=cv2.INTER_AREA)
+        return cv2.resize(frame, (int(W * SCALE), int(H * SCALE)), interpolation=cv2.INTER_AREA)
+
+    def update(self, index: int, t: float, frame: np.ndarray, small: np.ndarray | None = None) -> list[SlapSeen]:
+        """One frame (BGR); ``small``: the frame already shrunk (:meth:`shrink`). The arrivals it ends."""
+        self.small = small if small is not None else self.shrink(frame)
         for c in self.corridors:
             strip = cv2.remap(self.small, c.map_x, c.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
             if c.background is None:

@@ -332,8 +332,9 @@ class TableWatcher:
             return ev.t + self.hold_s
         return ev.t + (self.slap_hold_s if ev.type == "slap" else 0.0)
 
-    def feed(self, index: int, t: float, image: np.ndarray) -> list[Event]:
-        """Look at one frame (BGR); returns the observations now final, in time order."""
+    def feed(self, index: int, t: float, image: np.ndarray, small: np.ndarray | None = None) -> list[Event]:
+        """Look at one frame (BGR; ``small``: it shrunk for the slap detector, where the reader made it); returns the
+        observations now final, in time order."""
         self.boxes = []
         self.looked = []
         self._image = image  # (the frame the trackers' questions are about: :meth:`_still_lies`)
@@ -341,7 +342,7 @@ class TableWatcher:
             self._bare = image.copy()  # the table before the game: the rows bare
         if self._seek is not None:
             self._seek(t)
-        self._arrivals(self.slapper.update(index, t, image), now=t)
+        self._arrivals(self.slapper.update(index, t, image, small), now=t)
         self._heard_unseen(index, t)
         if self.arms is not None:
             self.arms.update(t, image, self.slapper.small)
