@@ -371,6 +371,15 @@ class DeckMatcher:
         return [float(angles[k]) + _vertex(scores[k - 1], scores[k], scores[(k + 1) % n]) * COARSE_STEP_DEG
                 for k in peaks[:ANGLE_PEAKS]]
 
+    def card_width_px(self, box: Any, origin: tuple[float, float] = (0.0, 0.0)) -> float:
+        """How many of the camera's pixels a card's short side (:data:`CARD_MM`) spans where ``box`` lies (pixels of a
+        frame whose top-left corner is at ``origin``): the scale that says whether a box can hold a whole card."""
+        centre = self._box_centre(box, np.asarray(origin, np.float64))
+        p = np.c_[np.array([centre, centre + (1.0, 0.0), centre + (0.0, 1.0)]), np.ones(3)] @ self.to_image.T
+        xy = p[:, :2] / p[:, 2:3]
+        (ax, ay), (bx, by) = xy[1] - xy[0], xy[2] - xy[0]
+        return CARD_MM[0] * math.sqrt(abs(float(ax * by - ay * bx)))
+
     def _native_px(self, centre: np.ndarray) -> float:
         """The camera's pixels per mm of table around ``centre`` (mm), within :data:`FINE_PX_PER_MM`."""
         p = np.c_[np.array([centre, centre + (1.0, 0.0), centre + (0.0, 1.0)]), np.ones(3)] @ self.to_image.T

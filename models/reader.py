@@ -529,11 +529,14 @@ class ReadingDetector:
             backs = np.zeros(len(others), bool)
             if self.deck is not None:
                 unsure = others.confidence < BACK_READ_BELOW
+                rows = np.zeros(len(others), bool)  # (where cards lie face up only, strips of them are read too)
                 if self.faces_only is not None:
                     ox, oy = origins[i] if origins is not None else (0.0, 0.0)
-                    unsure |= np.array([self.faces_only((b[0] + ox, b[1] + oy, b[2] + ox, b[3] + oy))
-                                        for b in others.xyxy], bool)
+                    rows = np.array([self.faces_only((b[0] + ox, b[1] + oy, b[2] + ox, b[3] + oy))
+                                     for b in others.xyxy], bool).reshape(-1)
+                    unsure |= rows
                 backs = (others.class_name == "back") & unsure & ~_covered(others.xyxy, faces.xyxy, self.merge_iou)
+                backs &= rows | self._whole(others.xyxy, origins[i] if origins is not None else (0.0, 0.0))
             parts.append((faces, others, backs, source))
         above = [self._backs_over(p[0].xyxy, p[1].xyxy[p[1].class_name == "back"],
                                   origins[i] if origins is not None else (0.0, 0.0)) if p is not None else None
@@ -671,6 +674,12 @@ class ReadingDetector:
         above = _backs_above(faces, backs)
         return [a if len(a) and self.backs_over_faces((f[0] + ox, f[1] + oy, f[2] + ox, f[3] + oy))
                 else a[:0] for f, a in zip(np.asarray(faces, np.float64), above, strict=True)]
+
+    def _whole(self, boxes: np.ndarray, origin: tuple[float, float]) -> np.ndarray:
+        """Which back ``boxes`` (crop pixels at ``origin``) are wide enough to hold a whole card
+        (:data:`BACK_WHOLE`): only a whole card the detector took for a back is a face the deck can name there."""
+        return np.array([min(b[2] - b[0], b[3] - b[1]) >= BACK_WHOLE * self.deck.card_width_px(b, origin)
+                         for b in np.asarray(boxes, np.float64)], bool).reshape(-1)
 
     def _watched(self, box: np.ndarray, origin: tuple[float, float]) -> bool:
         """Whether the face ``box`` (crop pixels at ``origin``) is where a card is watched (:attr:`watched`)."""
@@ -836,6 +845,12 @@ def _covered(boxes: np.ndarray, by: np.ndarray, iou: float) -> np.ndarray:
 #: 0.51-0.69 (rendered Spit 2p s11 13.0 s: B's QS, never read there, so its play was "not a visible top of any
 #: column" and the game's verdicts cascaded); the Spit audit is ~8 % slower so
 BACK_READ_BELOW = 0.7
+#: ... and only where the box's shorter side is at least this share of a card's width there: every back the deck
+#: named on rendered Spit games was a whole card the detector took for a back (shorter side 52-76 px, 0.8 of a
+#: card's width and more; s11: 42 of 253 compared), none a strip of the face-down cards peeking from under a column's
+#: top (held-out s7: 210 of 266 compared were under 47 px, none named), each comparison ~12 ms. Not on Pai Jie's rows
+#: (``faces_only``), where cards show as strips of faces
+BACK_WHOLE = 0.7
 #: a back the deck's pictures read at this confidence or more is that face (:func:`models.deckmatch.deck_read`: 0.7
 #: is a match of 0.55; a back matches no face that well)
 BACK_MIN_CONF = 0.7

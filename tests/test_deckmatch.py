@@ -465,6 +465,39 @@ def test_a_sure_back_where_cards_lie_face_up_only_is_compared_with_the_deck(deck
     assert sorted(map(str, right_half(frame).class_name)) == ["back", "back"]
 
 
+@pytest.mark.skipif(not SHIPPED_READER.is_file(), reason="no shipped card reader")
+def test_a_back_too_narrow_to_be_a_whole_card_is_not_compared_but_on_a_row(deck) -> None:
+    """TM-1: only a whole card the detector took for a back is a face the deck can name: a back boxed narrower than
+    BACK_WHOLE of a card's width there (the face-down cards peeking from under a Spit column's top) is not compared
+    (each comparison costs ~12 ms), the whole one is; on a Pai Jie row (``faces_only``), where cards show as strips
+    of faces, the strip is compared too."""
+    from models.reader import BACK_WHOLE
+
+    frame, king, _ = _king_and_face_down(deck, 3, 0.0, -20.0)
+    x0, y0, x1, y1 = box_of(king)
+    strip = np.array([x0, y0, x0 + (x1 - x0) * 0.45, y1], np.float32)
+    matcher = matcher_of(deck)
+    width = matcher.card_width_px(box_of(king))
+    assert (strip[2] - strip[0]) < BACK_WHOLE * width <= min(x1 - x0, y1 - y0)
+    compared: list[np.ndarray] = []
+    scores = matcher.scores
+
+    def counted(frame: np.ndarray, box: np.ndarray, *args: object, **kw: object) -> np.ndarray:
+        compared.append(np.asarray(box, np.float32))
+        return scores(frame, box, *args, **kw)
+
+    matcher.scores = counted  # type: ignore[method-assign]
+    reader = CardReader(SHIPPED_READER, turns=2)
+    narrow = ReadingDetector(detector=_Boxes(("back", 0.6, strip)), reader=reader, deck=matcher)
+    assert list(narrow(frame).class_name) == ["back"] and compared == []
+    whole = ReadingDetector(detector=_Boxes(("back", 0.6, box_of(king))), reader=reader, deck=matcher)
+    assert list(whole(frame).class_name) == ["KD"] and len(compared) == 1
+    on_row = ReadingDetector(detector=_Boxes(("back", 0.6, strip)), reader=reader, deck=matcher,
+                             faces_only=lambda box: True)
+    on_row(frame)
+    assert len(compared) == 2 and np.allclose(compared[-1], strip)
+
+
 def test_of_look_alike_matches_the_card_the_table_expects_is_read() -> None:
     """TM-1 with ST-2: the deck's pictures barely tell red courts apart at a webcam's resolution (rendered Spit s11's
     QD matched QD, QH, JD, JH and KD within 0.004); a card played on a Spit centre pile is a column's top, so of the
