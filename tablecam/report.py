@@ -116,13 +116,16 @@ def slap_row(s: SlapRecord) -> dict[str, str]:
             "anticipated": "true" if s.anticipated else "false", "t_err": _fmt(s.t_err, 4), "source": s.source}
 
 
+def _write_csv(path: str | Path, fields: Sequence[str], rows: Iterable[dict[str, str]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(fields))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def write_slaps_csv(path: str | Path, slaps: Iterable[SlapRecord]) -> None:
     """Write one row per slap (empty cell for unknown values) for people who check the audit in a spreadsheet."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(CSV_FIELDS))
-        w.writeheader()
-        for s in slaps:
-            w.writerow(slap_row(s))
+    _write_csv(path, CSV_FIELDS, (slap_row(s) for s in slaps))
 
 
 # ------------------------------------------------------------------------------------------------------ disputes
@@ -335,11 +338,7 @@ def race_row(r: PileRace) -> dict[str, str]:
 
 def write_races_csv(path: str | Path, races: Iterable[PileRace]) -> None:
     """Speed and Spit: one row per race for a pile, for spreadsheets (as ``slaps.csv`` is for the slap games)."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(RACE_CSV_FIELDS))
-        w.writeheader()
-        for r in races:
-            w.writerow(race_row(r))
+    _write_csv(path, RACE_CSV_FIELDS, (race_row(r) for r in races))
 
 
 def _e(x: object) -> str:
