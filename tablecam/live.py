@@ -45,6 +45,7 @@ from tablecam.speech import warmup_phrases
 from vision.audio import impact_onsets, read_audio
 from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
 from vision.microphone import Microphone, MicrophoneError
+from vision.slaps import SlapDetector
 from vision.watcher import AUDIO_TIMED_CARDS, TableWatcher, detector_input
 
 LIVE_GAMES = ("slapjack", "snap", "speed", "spit", "cheat", "paijie")
@@ -123,6 +124,7 @@ def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, s
             else:
                 while not stop.is_set() and box._item is not None:  # as fast as the loop goes, dropping nothing
                     time.sleep(0.001)
+            fr.small = SlapDetector.shrink(fr.image)  # (here, beside the loop: see vision.frames.Frame.small)
             box.put(fr)
         box.close()
     except VideoError as e:
@@ -146,7 +148,7 @@ def _capture_camera(index: int, box: _Mailbox, stop: threading.Event, stats: Liv
             for fr in cam:
                 if stop.is_set():
                     break
-                box.put(Frame(n, fr.t - t0, fr.image))
+                box.put(Frame(n, fr.t - t0, fr.image, SlapDetector.shrink(fr.image)))
                 n += 1
             if cam.damage is not None and not stop.is_set():
                 stats.reconnects += 1
@@ -295,7 +297,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                         watcher.onsets.append(heard.popleft())
                     while calls and calls[0].t <= fr.t:  # what has been said by now (a claim names a batch's rank)
                         watcher.heard(calls.popleft())
-                    events = watcher.feed(fr.index, fr.t, fr.image)
+                    events = watcher.feed(fr.index, fr.t, fr.image, small=fr.small)
                     if typed_calls is not None:
                         typed_now = typed_calls.take()
                         said_log.extend(typed_now)

@@ -125,6 +125,22 @@ def test_mailbox_keeps_only_the_newest_frame() -> None:
     assert box.get(timeout=1.0) is None and box.done
 
 
+def test_the_capture_thread_shrinks_each_frame_for_the_slap_detector(game: RenderedGame) -> None:
+    """The live loop's frames come with the slap detector's shrunk frame made on the capture thread
+    (``vision.frames.Frame.small``), as the audit's reader makes it: the loop's own thread is spared it."""
+    from vision.slaps import SlapDetector
+
+    box, stop = live_mod._Mailbox(), threading.Event()
+    worker = threading.Thread(target=live_mod._capture_file, args=(str(game.video), box, time.monotonic(), False, stop))
+    worker.start()
+    got = []
+    while (fr := box.get(timeout=5.0)) is not None and len(got) < 5:
+        got.append(fr)
+    stop.set()
+    worker.join(timeout=5)
+    assert len(got) == 5 and all(np.array_equal(f.small, SlapDetector.shrink(f.image)) for f in got)
+
+
 def test_overlay_draws_zones_boxes_verdicts_and_status(game: RenderedGame) -> None:
     from calibration.layout import Layout
     from tablecam.overlay import Overlay
