@@ -374,19 +374,19 @@ class DeckMatcher:
     def card_width_px(self, box: Any, origin: tuple[float, float] = (0.0, 0.0)) -> float:
         """How many of the camera's pixels a card's short side (:data:`CARD_MM`) spans where ``box`` lies (pixels of a
         frame whose top-left corner is at ``origin``): the scale that says whether a box can hold a whole card."""
-        centre = self._box_centre(box, np.asarray(origin, np.float64))
+        return CARD_MM[0] * self._px_per_mm(self._box_centre(box, np.asarray(origin, np.float64)))
+
+    def _px_per_mm(self, centre: np.ndarray) -> float:
+        """The camera's pixels per mm of table around ``centre`` (mm): the square root of the area a square mm
+        covers in the picture, through the homography."""
         p = np.c_[np.array([centre, centre + (1.0, 0.0), centre + (0.0, 1.0)]), np.ones(3)] @ self.to_image.T
         xy = p[:, :2] / p[:, 2:3]
         (ax, ay), (bx, by) = xy[1] - xy[0], xy[2] - xy[0]
-        return CARD_MM[0] * math.sqrt(abs(float(ax * by - ay * bx)))
+        return math.sqrt(abs(float(ax * by - ay * bx)))
 
     def _native_px(self, centre: np.ndarray) -> float:
         """The camera's pixels per mm of table around ``centre`` (mm), within :data:`FINE_PX_PER_MM`."""
-        p = np.c_[np.array([centre, centre + (1.0, 0.0), centre + (0.0, 1.0)]), np.ones(3)] @ self.to_image.T
-        xy = p[:, :2] / p[:, 2:3]
-        (ax, ay), (bx, by) = xy[1] - xy[0], xy[2] - xy[0]
-        area = abs(float(ax * by - ay * bx))
-        return float(np.clip(math.sqrt(area), *FINE_PX_PER_MM))
+        return float(np.clip(self._px_per_mm(centre), *FINE_PX_PER_MM))
 
     def _fine_picture(self, k: int, flip: bool, px: float) -> np.ndarray:
         w, h = (int(round(v * px)) for v in CARD_MM)

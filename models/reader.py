@@ -536,7 +536,8 @@ class ReadingDetector:
                                      for b in others.xyxy], bool).reshape(-1)
                     unsure |= rows
                 backs = (others.class_name == "back") & unsure & ~_covered(others.xyxy, faces.xyxy, self.merge_iou)
-                backs &= rows | self._whole(others.xyxy, origins[i] if origins is not None else (0.0, 0.0))
+                off_rows = np.flatnonzero(backs & ~rows)  # (off a row, a back is compared only whole)
+                backs[off_rows] = self._whole(others.xyxy[off_rows], origins[i] if origins is not None else (0.0, 0.0))
             parts.append((faces, others, backs, source))
         above = [self._backs_over(p[0].xyxy, p[1].xyxy[p[1].class_name == "back"],
                                   origins[i] if origins is not None else (0.0, 0.0)) if p is not None else None
