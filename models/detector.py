@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,7 @@ class Detector:
         self.workers = opts.intra_op_num_threads  # crops detected side by side by :meth:`many`
         self._solo: Any = None  # a one-thread session for :meth:`many`, made when first needed
         self._pool: Any = None
+        self._solo_lock = threading.Lock()  # (the main thread and one detecting ahead may both want it first)
         self.input_name = self.session.get_inputs()[0].name
         meta = self.session.get_modelmeta().custom_metadata_map
         shape = self.session.get_inputs()[0].shape
@@ -219,15 +221,27 @@ class Detector:
         the detector on each."""
         if len(frames) < 2 or self.workers < 2:
             return [self(f, bgr, conf, clip) for f in frames]
-        if self._solo is None:
+        if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            import onnxruntime as ort
-
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = 1  # each run on the thread that calls it: runs go side by side
-            opts.inter_op_num_threads = 1
-            self._solo = ort.InferenceSession(str(self.path), sess_options=opts, providers=["CPUExecutionProvider"])
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="detect")
+        solo = self._one_thread()
+        return list(self._pool.map(lambda f: self._detect(solo, f, bgr, conf, clip), frames))
 
-        return list(self._pool.map(lambda f: self._detect(self._solo, f, bgr, conf, clip), frames))
+    def solo(self, frame: np.ndarray, bgr: bool = True, conf: float | None = None, clip: bool = True) -> Detections:
+        """:meth:`__call__` on one core only (the session :meth:`many` runs each crop on): for a thread that detects
+        beside another's work rather than taking both cores from it. Same results."""
+        return self._detect(self._one_thread(), frame, bgr, conf, clip)
+
+    def _one_thread(self) -> Any:
+        """The one-thread session, made when first needed."""
+        with self._solo_lock:
+            if self._solo is None:
+                import onnxruntime as ort
+
+                opts = ort.SessionOptions()
+                opts.intra_op_num_threads = 1  # each run on the thread that calls it: runs go side by side
+                opts.inter_op_num_threads = 1
+                self._solo = ort.InferenceSession(str(self.path), sess_options=opts,
+                                                  providers=["CPUExecutionProvider"])
+            return self._solo

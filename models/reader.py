@@ -500,10 +500,26 @@ class ReadingDetector:
         """:meth:`__call__` on several frames: the detector runs them side by side (``Detector.many``), and the
         faces of all of them are read in one batch. ``origins``: each frame's top-left corner in the camera's
         frame, when the frames are crops of it (see :attr:`wants_origin`)."""
+        return self._with_reads(frames, self.boxes(frames, bgr, clip), bgr, conf, origins)
+
+    def boxes(self, frames: list[np.ndarray], bgr: bool = True, clip: bool = True) -> list[Detections]:
+        """The detector's own boxes in each of ``frames``, unread (faces from ``face_conf``, all else from ``conf``
+        too): what :meth:`many` reads, given to it as ``found`` when they were found beforehand."""
         faint = min(self.face_conf, self.conf)
         many = getattr(self.detector, "many", None)
-        found = many(frames, bgr=bgr, conf=faint, clip=clip) if many is not None else \
+        return many(frames, bgr=bgr, conf=faint, clip=clip) if many is not None else \
             [self.detector(f, bgr=bgr, conf=faint, clip=clip) for f in frames]
+
+    def boxes_aside(self, frame: np.ndarray, bgr: bool = True, clip: bool = True) -> Detections:
+        """:meth:`boxes` of one frame on one core (``Detector.solo``, where the detector has it): for a thread that
+        finds a later frame's boxes beside the reads of this one's."""
+        faint = min(self.face_conf, self.conf)
+        solo = getattr(self.detector, "solo", None)
+        return (solo or self.detector)(frame, bgr=bgr, conf=faint, clip=clip)
+
+    def read_found(self, frames: list[np.ndarray], found: list[Detections], bgr: bool = True,
+                   conf: float | None = None, origins: list[tuple[float, float]] | None = None) -> list[Detections]:
+        """:meth:`many` with the detector's boxes ``found`` beforehand (:meth:`boxes`, :meth:`boxes_aside`)."""
         return self._with_reads(frames, found, bgr, conf, origins)
 
     def _with_reads(self, frames: list[np.ndarray], found: list[Detections], bgr: bool,

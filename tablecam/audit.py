@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -48,7 +49,7 @@ from tablecam.report import (
 from tablecam.said import SaidError
 from tablecam.said import read_said as said_log
 from vision.audio import impact_onsets, read_audio
-from vision.frames import VideoError, VideoReader, probe
+from vision.frames import Frame, VideoError, VideoReader, probe
 from vision.slaps import SlapDetector, SlapSeen
 from vision.tracking import CardSeen, zone_crop
 from vision.watcher import TableWatcher, detector_input
@@ -258,6 +259,20 @@ def read_said(path: str | Path, game: str, players: list[str]) -> list[Event]:
         raise AuditError(str(e)) from None
 
 
+def _with_upcoming(frames: Iterable[Frame], n: int) -> Iterator[tuple[Frame, dict[int, np.ndarray]]]:
+    """Each of ``frames`` with the pictures of the ``n`` after it, by index (fewer at the end): the watcher finds
+    the boxes of a later frame while it reads this one's (``TableWatcher.feed``'s ``upcoming``)."""
+    held: deque[Frame] = deque()
+    for fr in frames:
+        held.append(fr)
+        if len(held) > n:
+            now = held.popleft()
+            yield now, {f.index: f.image for f in held}
+    while held:
+        now = held.popleft()
+        yield now, {f.index: f.image for f in held}
+
+
 @one_blas_thread
 def audit(video: str | Path, game: str, players: list[str], layout: str | Path, out: str | Path,
           model: str | Path | None = None, dealer: str | None = None, variants: dict | None = None,
@@ -365,13 +380,13 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
 
         reader = VideoReader(video, ahead=FRAMES_AHEAD, shrink=SlapDetector.shrink)
         try:
-            for fr in reader:
+            for fr, upcoming in _with_upcoming(reader, watcher.every):
                 frames += 1
                 last_t = fr.t
                 n_slaps = len(watcher.slapper_found)
                 while calls and calls[0].t <= fr.t:  # what has been said by now (a claim names the batch's rank)
                     watcher.heard(calls.popleft())
-                push(watcher.feed(fr.index, fr.t, fr.image, fr.small), until=fr.t - REORDER_S)
+                push(watcher.feed(fr.index, fr.t, fr.image, fr.small, upcoming), until=fr.t - REORDER_S)
                 if annot:
                     for s in watcher.slapper_found[n_slaps:]:
                         annot.contacts.append((s.t, s.zone, s.player))

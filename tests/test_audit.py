@@ -15,13 +15,29 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import perfect_reader
 
+from calibration.layout import Layout
 from models.gamevideo import FPS, RenderedGame, render_game
-from tablecam.audit import BOX_KEPT_S, AuditError, audit, compare_verdicts, default_model, latest_boxes
+from models.reader import load_card_model
+from tablecam.audit import (
+    AUDIT_TURNS,
+    BOX_KEPT_S,
+    REORDER_S,
+    AuditError,
+    _with_upcoming,
+    audit,
+    compare_verdicts,
+    default_model,
+    latest_boxes,
+)
 from tablecam.cli import main, truth_agreement
 from tablecam.gamelog import open_log, read_lines
+from vision.frames import Frame, VideoReader
+from vision.slaps import SlapDetector
+from vision.watcher import TableWatcher, detector_input
 
 needs_model = pytest.mark.skipif(not default_model().is_file(), reason="no shipped detector model")
 
@@ -163,3 +179,36 @@ def test_the_annotated_video_draws_the_latest_look_s_boxes() -> None:
     assert latest_boxes(boxes, looks, 1.2) == [(hand, "hand")]  # the pile looked at again, the card gone
     assert latest_boxes(boxes, looks[:3], 2.05) == [(card_again, "7S")]  # (the hand's box older than BOX_KEPT_S)
     assert latest_boxes([], looks, 3.0) == []
+
+
+def test_each_frame_comes_with_the_pictures_of_the_next_ones() -> None:
+    frames = [Frame(i, i / 30, np.full((2, 2, 3), i, np.uint8)) for i in range(5)]
+    got = [(fr.index, sorted(up)) for fr, up in _with_upcoming(iter(frames), 2)]
+    assert got == [(0, [1, 2]), (1, [2, 3]), (2, [3, 4]), (3, [4]), (4, [])]
+    fr, up = next(_with_upcoming(iter(frames), 2))
+    assert up[2] is frames[2].image
+
+
+@needs_model
+def test_boxes_found_ahead_of_time_change_nothing(tmp_path: Path) -> None:
+    """The audit finds a later frame's boxes on the other core while it reads this frame's cards
+    (``TableWatcher.feed``'s ``upcoming``): the looks, their boxes and the observations are those of finding each
+    frame's boxes when it is looked at. A Speed game: two piles, each looked at on its own."""
+    g = render_game(tmp_path / "speed.mp4", "speed", 2, seed=1, seconds=8)
+    lay = Layout.load(g.layout)
+
+    def watch(ahead: bool) -> tuple[TableWatcher, list, list[dict]]:
+        detector = load_card_model(default_model(), conf=0.3, turns=AUDIT_TURNS,
+                                   imgsz=detector_input(default_model(), "speed"))
+        watcher = TableWatcher(lay, "speed", detector, FPS, hold_s=REORDER_S)
+        looks, events = [], []
+        for fr, upcoming in _with_upcoming(VideoReader(g.video, shrink=SlapDetector.shrink), watcher.every):
+            events += watcher.feed(fr.index, fr.t, fr.image, fr.small, upcoming if ahead else None)
+            looks.append((fr.index, list(watcher.looked), list(watcher.boxes)))
+        events += watcher.finish()
+        return watcher, looks, [e.to_dict() for e in events]
+
+    now, ahead = watch(False), watch(True)
+    assert now[0].detected_ahead == 0 and ahead[0].detected_ahead > 0.5 * ahead[0].detections
+    assert ahead[1] == now[1]
+    assert ahead[2] == now[2] and any(e["type"] == "card" for e in now[2])

@@ -19,6 +19,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -294,6 +295,7 @@ class TableWatcher:
         self._read_again_as: dict[str, tuple[str, CardSeen]] = {}
         self._seq = itertools.count()
         self.detections = 0
+        self.detected_ahead = 0  # looks whose boxes were found ahead of time (:meth:`_detect_ahead`)
         self._used_onsets: set[int] = set()
         self._heard_upto = 0  # onsets before this index were looked at for a hand the video missed
         self._seek = getattr(self.detector, "seek", None)
@@ -303,6 +305,9 @@ class TableWatcher:
         self._look_at = getattr(self.detector, "look_at", None)  # a reader that must know which crop it is given
         self._bare: np.ndarray | None = None  # the first frame: the rows of cards as they lay bare
         self._image: np.ndarray | None = None  # the frame being looked at
+        #: (frame index, crop) -> the detector's boxes there, being found ahead of time (:meth:`_detect_ahead`)
+        self._ahead: dict[tuple[int, tuple[int, int, int, int]], Future] = {}
+        self._ahead_pool: ThreadPoolExecutor | None = None
         #: :meth:`_still_lies`' answers, with the table they were given for: (code, place) -> (grey patch, answer)
         self._still_asked: dict[tuple[str, tuple[float, ...]], tuple[np.ndarray, bool]] = {}
         #: :meth:`_row_gaps`' reads, with the table they were made on: (row, card, card) -> (grey patch, read)
@@ -332,9 +337,12 @@ class TableWatcher:
             return ev.t + self.hold_s
         return ev.t + (self.slap_hold_s if ev.type == "slap" else 0.0)
 
-    def feed(self, index: int, t: float, image: np.ndarray, small: np.ndarray | None = None) -> list[Event]:
+    def feed(self, index: int, t: float, image: np.ndarray, small: np.ndarray | None = None,
+             upcoming: Mapping[int, np.ndarray] | None = None) -> list[Event]:
         """Look at one frame (BGR; ``small``: it shrunk for the slap detector, where the reader made it); returns the
-        observations now final, in time order."""
+        observations now final, in time order. ``upcoming``: the pictures of frames decoded ahead, by index (a
+        file's): where this frame is looked at, the detector finds the boxes of the same crops ``every`` frames
+        later on the other core while this frame's cards are read (:meth:`_detect_ahead`)."""
         self.boxes = []
         self.looked = []
         self._image = image  # (the frame the trackers' questions are about: :meth:`_still_lies`)
@@ -354,7 +362,9 @@ class TableWatcher:
         many = getattr(self.detector, "many", None) if self._look_at is None else None
         found: list[Detections | None] = [None] * len(due)
         origins = bool(getattr(self.detector, "wants_origin", False))  # it must know where each crop lies
-        if many is not None and len(due) > 1:  # this frame's looks, side by side
+        if due and self._look_at is None and hasattr(self.detector, "read_found"):
+            found = list(self._found(index, image, [c for c, _, _ in due], upcoming, origins))
+        elif many is not None and len(due) > 1:  # this frame's looks, side by side
             crops = [image[c[1]:c[3], c[0]:c[2]] for c, _, _ in due]
             found = list(many(crops, origins=[(c[0], c[1]) for c, _, _ in due]) if origins else many(crops))
         for (crop, members, wants), d in zip(due, found, strict=True):
@@ -378,6 +388,44 @@ class TableWatcher:
                     tr.looked(index)
                 self._look(tr, index, t, d)
         return self._release(t)
+
+    def _found(self, index: int, image: np.ndarray, crops: list[tuple[int, int, int, int]],
+               upcoming: Mapping[int, np.ndarray] | None, origins: bool) -> list[Detections]:
+        """This frame's looks at ``crops`` (frame pixels), read: the detector's boxes found ahead of time
+        (:meth:`_detect_ahead`) where they were, the others now (side by side); then the looks ``every`` frames on
+        are detected ahead, and these boxes read."""
+        pictures = [image[c[1]:c[3], c[0]:c[2]] for c in crops]
+        boxes: list[Detections | None] = [None] * len(crops)
+        for k, c in enumerate(crops):
+            job = self._ahead.pop((index, c), None)
+            if job is not None:
+                boxes[k] = job.result()
+                self.detected_ahead += 1
+        todo = [k for k, b in enumerate(boxes) if b is None]
+        if todo:
+            for k, b in zip(todo, self.detector.boxes([pictures[k] for k in todo]), strict=True):
+                boxes[k] = b
+        for key in [key for key in self._ahead if key[0] <= index]:  # (looks made ahead that were not wanted)
+            self._ahead.pop(key).cancel()
+        if upcoming is not None:
+            self._detect_ahead(index + self.every, crops, upcoming)
+        return self.detector.read_found(pictures, boxes, origins=[(c[0], c[1]) for c in crops] if origins else None)
+
+    def _detect_ahead(self, index: int, crops: list[tuple[int, int, int, int]],
+                      upcoming: Mapping[int, np.ndarray]) -> None:
+        """Find the detector's boxes in frame ``index`` (if decoded: ``upcoming``) at ``crops``, on a thread of its
+        own: a crop looked at now is most often looked at again ``every`` frames on (a hand moving over a pile), and
+        its boxes are then ready. The other core, idle while this frame's cards are compared with the deck's
+        pictures (a third of the audit), finds them; the boxes are the same whenever found."""
+        picture = upcoming.get(index)
+        if picture is None:
+            return
+        if self._ahead_pool is None:
+            self._ahead_pool = ThreadPoolExecutor(1, thread_name_prefix="detect-ahead")
+        for c in crops:
+            if (index, c) not in self._ahead:
+                self._ahead[(index, c)] = self._ahead_pool.submit(self.detector.boxes_aside,
+                                                                  picture[c[1]:c[3], c[0]:c[2]])
 
     def _look(self, tr: PileTracker, index: int, t: float, d: Detections) -> None:
         """One look's detections (frame pixels) for one tracker: cards confirmed, taken back, counted."""
@@ -1236,6 +1284,12 @@ class TableWatcher:
 
     def finish(self) -> list[Event]:
         """Everything still held, in time order (the end of the video or of the game)."""
+        for job in self._ahead.values():
+            job.cancel()
+        self._ahead.clear()
+        if self._ahead_pool is not None:
+            self._ahead_pool.shutdown(wait=False)
+            self._ahead_pool = None
         self._arrivals(self.slapper.finish())
         return self._release(float("inf"))
 
