@@ -128,14 +128,19 @@ class Zone:
 
     name: str
     polygon: np.ndarray  # (N, 2) float64
+    #: (the polygon these were made of, its corners' x and y, the same rolled one corner on): the watcher asks
+    #: whether a box lies on a zone thousands of times a game, and the rolls were a third of each answer
+    _edges: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def contains(self, points: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
         """A boolean per point (N x 2 array): inside the polygon (even-odd ray casting, vectorised over
         points and edges). Points exactly on an edge may go either way; zones do not overlap, so that is safe."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
         x, y = pts[:, 0:1], pts[:, 1:2]  # (M, 1)
-        xi, yi = self.polygon[:, 0], self.polygon[:, 1]  # (N,)
-        xj, yj = np.roll(xi, 1), np.roll(yi, 1)
+        if self._edges is None or self._edges[0] is not self.polygon:
+            xi, yi = self.polygon[:, 0], self.polygon[:, 1]
+            self._edges = (self.polygon, xi, yi, np.roll(xi, 1), np.roll(yi, 1))
+        _, xi, yi, xj, yj = self._edges  # (N,) each
         straddles = (yi > y) != (yj > y)  # (M, N)
         with np.errstate(divide="ignore", invalid="ignore"):
             x_cross = (xj - xi) * (y - yi) / (yj - yi) + xi

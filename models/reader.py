@@ -614,11 +614,14 @@ class ReadingDetector:
         crops = [self.reader.crops(f, b, bgr) if len(b) else None for f, b in zip(frames, boxes, strict=True)]
         probs = [np.zeros((len(b), len(self.reader.classes)), np.float32) for b in boxes]
         todo: list[tuple[int, int]] = []
+        memo = list(self._memo)
+        memo_boxes = np.array([mb for mb, _, _ in memo], np.float32).reshape(-1, 4)
         for i, (bs, cs) in enumerate(zip(boxes, crops, strict=True)):
             for k in range(len(bs)):
                 box, crop = bs[k], cs[k]
-                hit = next((mp for mb, mc, mp in self._memo if float(np.abs(mb - box).max()) <= MEMO_BOX_PX
-                            and float(np.abs(mc.astype(np.int16) - crop).mean()) <= MEMO_PIXELS), None)
+                near = np.flatnonzero(np.abs(memo_boxes - box).max(1) <= MEMO_BOX_PX) if len(memo) else []
+                hit = next((memo[j][2] for j in near
+                            if float(np.abs(memo[j][1].astype(np.int16) - crop).mean()) <= MEMO_PIXELS), None)
                 if hit is None:
                     todo.append((i, k))
                 else:

@@ -378,7 +378,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
             if annot and d.get("type") == "verdict" and d.get("say"):
                 annot.captions.append((float(d["t"]), str(d["say"])))
 
-        reader = VideoReader(video, ahead=FRAMES_AHEAD, shrink=SlapDetector.shrink)
+        reader = VideoReader(video, ahead=FRAMES_AHEAD, shrink=SlapDetector.shrink, glance=watcher.glance)
         try:
             for fr, upcoming in _with_upcoming(reader, watcher.every):
                 frames += 1
@@ -386,7 +386,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                 n_slaps = len(watcher.slapper_found)
                 while calls and calls[0].t <= fr.t:  # what has been said by now (a claim names the batch's rank)
                     watcher.heard(calls.popleft())
-                push(watcher.feed(fr.index, fr.t, fr.image, fr.small, upcoming), until=fr.t - REORDER_S)
+                push(watcher.feed(fr.index, fr.t, fr.image, fr.small, upcoming, fr.glanced), until=fr.t - REORDER_S)
                 if annot:
                     for s in watcher.slapper_found[n_slaps:]:
                         annot.contacts.append((s.t, s.zone, s.player))

@@ -111,7 +111,8 @@ class _Mailbox:
             self._cv.notify()
 
 
-def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, stop: threading.Event) -> None:
+def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, stop: threading.Event,
+                  glance: Callable[[Any], Any] | None = None) -> None:
     try:
         for fr in read_video(path):
             if stop.is_set():
@@ -125,6 +126,7 @@ def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, s
                 while not stop.is_set() and box._item is not None:  # as fast as the loop goes, dropping nothing
                     time.sleep(0.001)
             fr.small = SlapDetector.shrink(fr.image)  # (here, beside the loop: see vision.frames.Frame.small)
+            fr.glanced = glance(fr.image) if glance is not None else None
             box.put(fr)
         box.close()
     except VideoError as e:
@@ -132,7 +134,7 @@ def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, s
 
 
 def _capture_camera(index: int, box: _Mailbox, stop: threading.Event, stats: LiveStats,
-                    say: Callable[[str], None], t0: float) -> None:
+                    say: Callable[[str], None], t0: float, glance: Callable[[Any], Any] | None = None) -> None:
     n = 0
     while not stop.is_set():
         try:
@@ -148,7 +150,8 @@ def _capture_camera(index: int, box: _Mailbox, stop: threading.Event, stats: Liv
             for fr in cam:
                 if stop.is_set():
                     break
-                box.put(Frame(n, fr.t - t0, fr.image, SlapDetector.shrink(fr.image)))
+                box.put(Frame(n, fr.t - t0, fr.image, SlapDetector.shrink(fr.image),
+                              glance(fr.image) if glance is not None else None))
                 n += 1
             if cam.damage is not None and not stop.is_set():
                 stats.reconnects += 1
@@ -238,9 +241,11 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
     start_wall = time.monotonic() + 0.05
     stats.start_wall = start_wall
     if video is not None:
-        cap = threading.Thread(target=_capture_file, args=(video, box, start_wall, realtime, stop), daemon=True)
+        cap = threading.Thread(target=_capture_file, args=(video, box, start_wall, realtime, stop, watcher.glance),
+                               daemon=True)
     else:
-        cap = threading.Thread(target=_capture_camera, args=(camera or 0, box, stop, stats, say, start_wall),
+        cap = threading.Thread(target=_capture_camera, args=(camera or 0, box, stop, stats, say, start_wall,
+                                                             watcher.glance),
                                daemon=True)
     heard: deque = deque()  # the microphone's onsets, appended from its audio thread
     mic = None
@@ -297,7 +302,7 @@ def run_live(*, video: str | None = None, camera: int | None = None, game: str, 
                         watcher.onsets.append(heard.popleft())
                     while calls and calls[0].t <= fr.t:  # what has been said by now (a claim names a batch's rank)
                         watcher.heard(calls.popleft())
-                    events = watcher.feed(fr.index, fr.t, fr.image, small=fr.small)
+                    events = watcher.feed(fr.index, fr.t, fr.image, small=fr.small, glanced=fr.glanced)
                     if typed_calls is not None:
                         typed_now = typed_calls.take()
                         said_log.extend(typed_now)

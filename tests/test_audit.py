@@ -192,8 +192,9 @@ def test_each_frame_comes_with_the_pictures_of_the_next_ones() -> None:
 @needs_model
 def test_boxes_found_ahead_of_time_change_nothing(tmp_path: Path) -> None:
     """The audit finds a later frame's boxes on the other core while it reads this frame's cards
-    (``TableWatcher.feed``'s ``upcoming``): the looks, their boxes and the observations are those of finding each
-    frame's boxes when it is looked at. A Speed game: two piles, each looked at on its own."""
+    (``TableWatcher.feed``'s ``upcoming``), and the trackers' grey crops are made on the thread that decodes ahead
+    (``glanced``): the looks, their boxes and the observations are those of doing both when each frame is looked
+    at. A Speed game: two piles, each looked at on its own."""
     g = render_game(tmp_path / "speed.mp4", "speed", 2, seed=1, seconds=8)
     lay = Layout.load(g.layout)
 
@@ -202,8 +203,11 @@ def test_boxes_found_ahead_of_time_change_nothing(tmp_path: Path) -> None:
                                    imgsz=detector_input(default_model(), "speed"))
         watcher = TableWatcher(lay, "speed", detector, FPS, hold_s=REORDER_S)
         looks, events = [], []
-        for fr, upcoming in _with_upcoming(VideoReader(g.video, shrink=SlapDetector.shrink), watcher.every):
-            events += watcher.feed(fr.index, fr.t, fr.image, fr.small, upcoming if ahead else None)
+        frames = VideoReader(g.video, ahead=2 if ahead else 0, shrink=SlapDetector.shrink,
+                             glance=watcher.glance if ahead else None)
+        for fr, upcoming in _with_upcoming(frames, watcher.every):
+            assert (fr.glanced is not None) == ahead
+            events += watcher.feed(fr.index, fr.t, fr.image, fr.small, upcoming if ahead else None, fr.glanced)
             looks.append((fr.index, list(watcher.looked), list(watcher.boxes)))
         events += watcher.finish()
         return watcher, looks, [e.to_dict() for e in events]

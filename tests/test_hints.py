@@ -290,7 +290,11 @@ class _Watcher:
         self.onsets: list[Any] = []
         self.detections = 0
 
-    def feed(self, index: int, t: float, image: np.ndarray, small: np.ndarray | None = None) -> list[Event]:
+    def glance(self, image: np.ndarray) -> None:
+        return None  # (nothing to make ahead: the script says what is seen)
+
+    def feed(self, index: int, t: float, image: np.ndarray, small: np.ndarray | None = None,
+             glanced: list | None = None) -> list[Event]:
         out = [e for e in self.script if e.t <= t]
         self.script = self.script[len(out):]
         return out

@@ -95,11 +95,12 @@ class BatchWatcher(PileTracker):
     _named: frozenset = frozenset()  # the faces the detector named surely in the latest look (NAMED_SURE)
     claimed: str | None = None  # the rank the last batch was claimed as (CH-2), when the watcher heard it
 
-    def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
+    def remember(self, index: int, t: float, frame: np.ndarray,
+                 glanced: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
         if self.deck is not None:  # only a reveal read against the deck's pictures needs it
             x0, y0, x1, y1 = self.crop
             self._colour = frame[y0:y1, x0:x1].copy()
-        return super().remember(index, t, frame)
+        return super().remember(index, t, frame, glanced)
 
     def unsettled(self) -> bool:
         return self._same < self.confirm

@@ -66,6 +66,8 @@ class Frame:
     #: the picture shrunk for the slap detector, where the reader that decoded it was given the shrink
     #: (:class:`VideoReader` ``shrink``): made on the decoding thread, not the audit's
     small: np.ndarray | None = None
+    #: what the reader's ``glance`` made of the picture, on the decoding thread (:class:`VideoReader`)
+    glanced: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,11 +334,13 @@ class VideoReader:
 
     def __init__(self, path: str | os.PathLike[str], start: float = 0.0, end: float | None = None,
                  *, threads: int = 0, ahead: int = 0,
-                 shrink: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+                 shrink: Callable[[np.ndarray], np.ndarray] | None = None,
+                 glance: Callable[[np.ndarray], Any] | None = None) -> None:
         self.path = os.fspath(path)
         self.info = probe(self.path)  # fails here, loudly, if the file is not a video
         self.start, self.end, self.threads, self.ahead = start, end, threads, ahead
         self.shrink = shrink
+        self.glance = glance
         self.damage: VideoDamage | None = None
 
     def __iter__(self) -> Iterator[Frame]:
@@ -355,6 +359,8 @@ class VideoReader:
                 return end.value
             if self.shrink is not None:
                 fr.small = self.shrink(fr.image)
+            if self.glance is not None:
+                fr.glanced = self.glance(fr.image)
             try:
                 yield fr
             except GeneratorExit:

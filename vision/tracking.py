@@ -426,14 +426,22 @@ class PileTracker:
         (zx0, zy0), (zx1, zy1) = self.zone.polygon.min(0), self.zone.polygon.max(0)
         return grey[max(0, int(zy0) - y0):max(1, int(zy1) - y0), max(0, int(zx0) - x0):max(1, int(zx1) - x0)]
 
-    def remember(self, index: int, t: float, frame: np.ndarray) -> bool:
-        """Keep this frame's crop for tracing back; True when the crop changed enough to detect again."""
+    def glance(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """This tracker's crop of ``frame`` in grey, and the part watched for change (:meth:`_watched`) shrunk to
+        64 x 64 (int16): what :meth:`remember` keeps and compares. Of the crop and zone alone, so another thread (the
+        one decoding frames ahead) may make it."""
         x0, y0, x1, y1 = self.crop
         grey = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        return grey, cv2.resize(self._watched(grey), (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
+
+    def remember(self, index: int, t: float, frame: np.ndarray,
+                 glanced: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
+        """Keep this frame's crop for tracing back; True when the crop changed enough to detect again.
+        ``glanced``: :meth:`glance` of ``frame``, where it was made beforehand."""
+        grey, small = glanced if glanced is not None else self.glance(frame)
         self._frames.append((index, t, grey))
         while len(self._frames) > self.ring:
             self._frames.popleft()
-        small = cv2.resize(self._watched(grey), (64, 64), interpolation=cv2.INTER_AREA).astype(np.int16)
         self._small = small
         # a card read once on a pile that is slapped is looked at again at once: the slap may cover it a few frames
         # after it lands (a race pile's next card covers it, and the race is confirmed together)

@@ -338,11 +338,12 @@ class TableWatcher:
         return ev.t + (self.slap_hold_s if ev.type == "slap" else 0.0)
 
     def feed(self, index: int, t: float, image: np.ndarray, small: np.ndarray | None = None,
-             upcoming: Mapping[int, np.ndarray] | None = None) -> list[Event]:
+             upcoming: Mapping[int, np.ndarray] | None = None, glanced: list | None = None) -> list[Event]:
         """Look at one frame (BGR; ``small``: it shrunk for the slap detector, where the reader made it); returns the
         observations now final, in time order. ``upcoming``: the pictures of frames decoded ahead, by index (a
         file's): where this frame is looked at, the detector finds the boxes of the same crops ``every`` frames
-        later on the other core while this frame's cards are read (:meth:`_detect_ahead`)."""
+        later on the other core while this frame's cards are read (:meth:`_detect_ahead`). ``glanced``:
+        :meth:`glance` of ``image``, where the reader made it."""
         self.boxes = []
         self.looked = []
         self._image = image  # (the frame the trackers' questions are about: :meth:`_still_lies`)
@@ -355,8 +356,9 @@ class TableWatcher:
         if self.arms is not None:
             self.arms.update(t, image, self.slapper.small)
         due = []
+        seen = dict(zip(map(id, self.trackers), glanced, strict=True)) if glanced is not None else {}
         for crop, members in self.looks:
-            wants = [tr.remember(index, t, image) for tr in members]  # (every member keeps its frames)
+            wants = [tr.remember(index, t, image, seen.get(id(tr))) for tr in members]  # (each keeps its frames)
             if any(wants):
                 due.append((crop, members, wants))
         many = getattr(self.detector, "many", None) if self._look_at is None else None
@@ -388,6 +390,12 @@ class TableWatcher:
                     tr.looked(index)
                 self._look(tr, index, t, d)
         return self._release(t)
+
+    def glance(self, image: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each tracker's :meth:`vision.tracking.PileTracker.glance` at ``image``, in :attr:`trackers`' order: what
+        :meth:`feed` looks at first in every frame, made beforehand on the thread that decodes ahead (``glanced``);
+        of the trackers' crops and zones alone."""
+        return [tr.glance(image) for tr in self.trackers]
 
     def _found(self, index: int, image: np.ndarray, crops: list[tuple[int, int, int, int]],
                upcoming: Mapping[int, np.ndarray] | None, origins: bool) -> list[Detections]:
