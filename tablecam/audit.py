@@ -259,18 +259,18 @@ def read_said(path: str | Path, game: str, players: list[str]) -> list[Event]:
         raise AuditError(str(e)) from None
 
 
-def _with_upcoming(frames: Iterable[Frame], n: int) -> Iterator[tuple[Frame, dict[int, np.ndarray]]]:
-    """Each of ``frames`` with the pictures of the ``n`` after it, by index (fewer at the end): the watcher finds
-    the boxes of a later frame while it reads this one's (``TableWatcher.feed``'s ``upcoming``)."""
+def _with_upcoming(frames: Iterable[Frame], n: int) -> Iterator[tuple[Frame, dict[int, Frame]]]:
+    """Each of ``frames`` with the ``n`` after it, by index (fewer at the end): the watcher finds the boxes of a later
+    frame while it reads this one's (``TableWatcher.feed``'s ``upcoming``)."""
     held: deque[Frame] = deque()
     for fr in frames:
         held.append(fr)
         if len(held) > n:
             now = held.popleft()
-            yield now, {f.index: f.image for f in held}
+            yield now, {f.index: f for f in held}
     while held:
         now = held.popleft()
-        yield now, {f.index: f.image for f in held}
+        yield now, {f.index: f for f in held}
 
 
 @one_blas_thread

@@ -186,7 +186,7 @@ def test_each_frame_comes_with_the_pictures_of_the_next_ones() -> None:
     got = [(fr.index, sorted(up)) for fr, up in _with_upcoming(iter(frames), 2)]
     assert got == [(0, [1, 2]), (1, [2, 3]), (2, [3, 4]), (3, [4]), (4, [])]
     fr, up = next(_with_upcoming(iter(frames), 2))
-    assert up[2] is frames[2].image
+    assert up[2] is frames[2]
 
 
 @needs_model

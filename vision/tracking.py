@@ -443,17 +443,22 @@ class PileTracker:
         while len(self._frames) > self.ring:
             self._frames.popleft()
         self._small = small
-        # a card read once on a pile that is slapped is looked at again at once: the slap may cover it a few frames
-        # after it lands (a race pile's next card covers it, and the race is confirmed together)
-        if index - self._last_run < self.every and (self.races or not self._count):
-            return False
-        if self._last_small is not None and float(np.abs(small - self._last_small).mean()) < self.change \
-                and self._count == 0 and self._missing_since is None and not self._lost() and not self.unsettled() \
-                and index - self._last_run < self.retry:
+        if not self.would_look(index, small):
             return False
         self._last_small = small
         self._last_run = index
         return True
+
+    def would_look(self, index: int, small: np.ndarray) -> bool:
+        """Whether frame ``index``, its watched part shrunk as ``small`` (:meth:`glance`), calls for a look as things
+        stand: :meth:`remember`'s answer, asked ahead of it too (which later crops to detect ahead)."""
+        # a card read once on a pile that is slapped is looked at again at once: the slap may cover it a few frames
+        # after it lands (a race pile's next card covers it, and the race is confirmed together)
+        if index - self._last_run < self.every and (self.races or not self._count):
+            return False
+        return not (self._last_small is not None and float(np.abs(small - self._last_small).mean()) < self.change
+                    and self._count == 0 and self._missing_since is None and not self._lost()
+                    and not self.unsettled() and index - self._last_run < self.retry)
 
     def _zone_middle(self) -> np.ndarray | None:
         """The middle of the zone in this frame's crop (grey), if a frame was kept."""
