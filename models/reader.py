@@ -505,17 +505,20 @@ class ReadingDetector:
     def boxes(self, frames: list[np.ndarray], bgr: bool = True, clip: bool = True) -> list[Detections]:
         """The detector's own boxes in each of ``frames``, unread (faces from ``face_conf``, all else from ``conf``
         too): what :meth:`many` reads, given to it as ``found`` when they were found beforehand."""
-        faint = min(self.face_conf, self.conf)
         many = getattr(self.detector, "many", None)
-        return many(frames, bgr=bgr, conf=faint, clip=clip) if many is not None else \
-            [self.detector(f, bgr=bgr, conf=faint, clip=clip) for f in frames]
+        return many(frames, bgr=bgr, conf=self._faint, clip=clip) if many is not None else \
+            [self.detector(f, bgr=bgr, conf=self._faint, clip=clip) for f in frames]
 
     def boxes_aside(self, frame: np.ndarray, bgr: bool = True, clip: bool = True) -> Detections:
         """:meth:`boxes` of one frame on one core (``Detector.solo``, where the detector has it): for a thread that
         finds a later frame's boxes beside the reads of this one's."""
-        faint = min(self.face_conf, self.conf)
         solo = getattr(self.detector, "solo", None)
-        return (solo or self.detector)(frame, bgr=bgr, conf=faint, clip=clip)
+        return (solo or self.detector)(frame, bgr=bgr, conf=self._faint, clip=clip)
+
+    @property
+    def _faint(self) -> float:
+        """The detector's threshold for the boxes read: faces from ``face_conf``, the rest kept from ``conf``."""
+        return min(self.face_conf, self.conf)
 
     def read_found(self, frames: list[np.ndarray], found: list[Detections], bgr: bool = True,
                    conf: float | None = None, origins: list[tuple[float, float]] | None = None) -> list[Detections]:

@@ -43,7 +43,7 @@ from tablecam.overlay import Overlay, Window
 from tablecam.said import USAGE, SaidError, TypedCalls, read_said
 from tablecam.speech import warmup_phrases
 from vision.audio import impact_onsets, read_audio
-from vision.frames import CameraError, Frame, VideoError, open_camera, probe, read_video
+from vision.frames import CameraError, Frame, VideoError, VideoReader, open_camera, probe
 from vision.microphone import Microphone, MicrophoneError
 from vision.slaps import SlapDetector
 from vision.watcher import AUDIO_TIMED_CARDS, TableWatcher, detector_input
@@ -114,7 +114,7 @@ class _Mailbox:
 def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, stop: threading.Event,
                   glance: Callable[[Any], Any] | None = None) -> None:
     try:
-        for fr in read_video(path):
+        for fr in VideoReader(path, shrink=SlapDetector.shrink, glance=glance):
             if stop.is_set():
                 break
             due = start_wall + fr.t
@@ -125,9 +125,7 @@ def _capture_file(path: str, box: _Mailbox, start_wall: float, realtime: bool, s
             else:
                 while not stop.is_set() and box._item is not None:  # as fast as the loop goes, dropping nothing
                     time.sleep(0.001)
-            fr.small = SlapDetector.shrink(fr.image)  # (here, beside the loop: see vision.frames.Frame.small)
-            fr.glanced = glance(fr.image) if glance is not None else None
-            box.put(fr)
+            box.put(fr)  # (shrunk and glanced at here, beside the loop: see vision.frames.Frame.small)
         box.close()
     except VideoError as e:
         box.close(str(e))

@@ -325,8 +325,8 @@ def _run_speed_live(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, hints: bool
     monkeypatch.setattr(live_mod, "Layout", SimpleNamespace(load=lambda path: lay))
     monkeypatch.setattr(live_mod, "probe", lambda path: SimpleNamespace(width=64, height=48, fps=10.0,
                                                                         has_audio=False))
-    monkeypatch.setattr(live_mod, "read_video", lambda path: (Frame(i, i / 10, np.zeros((48, 64, 3), np.uint8))
-                                                              for i in range(121)))
+    monkeypatch.setattr(live_mod, "VideoReader", lambda path, **k: (Frame(i, i / 10, np.zeros((48, 64, 3), np.uint8))
+                                                                     for i in range(121)))
     monkeypatch.setattr(live_mod, "TableWatcher", lambda *a, **k: _Watcher(script))
     monkeypatch.setattr(live_mod, "Overlay", _Overlay)
     player = Player.from_settings(mute=True, device="no-such-output-device", warn=lambda m: None)

@@ -330,7 +330,8 @@ class VideoReader:
     ``ahead`` > 0 decodes that many frames ahead in a thread of its own: FFmpeg's decoding and the conversion to
     BGR let go of the interpreter, so they run on one core while the caller's work (a detector's) runs on the
     other, instead of taking turns. ``shrink``: a function of a frame's picture whose result each frame carries
-    (:attr:`Frame.small`), made on that thread too (the slap detector's shrunk frame: 1.8 ms a 720p frame)."""
+    (:attr:`Frame.small`), made on that thread too (the slap detector's shrunk frame: 1.8 ms a 720p frame);
+    ``glance``: another (:attr:`Frame.glanced`; the watcher's trackers' grey crops)."""
 
     def __init__(self, path: str | os.PathLike[str], start: float = 0.0, end: float | None = None,
                  *, threads: int = 0, ahead: int = 0,
@@ -345,13 +346,14 @@ class VideoReader:
 
     def __iter__(self) -> Iterator[Frame]:
         if self.ahead <= 0:
-            self.damage = yield from self._shrunk(read_video(self.path, self.start, self.end, threads=self.threads))
+            self.damage = yield from self._prepared(read_video(self.path, self.start, self.end, threads=self.threads))
             return
         yield from self._ahead()
 
-    def _shrunk(self, frames: Generator[Frame, None, VideoDamage | None]
-                ) -> Generator[Frame, None, VideoDamage | None]:
-        """``frames`` with :attr:`Frame.small` made (``shrink``), and their generator's return value."""
+    def _prepared(self, frames: Generator[Frame, None, VideoDamage | None]
+                  ) -> Generator[Frame, None, VideoDamage | None]:
+        """``frames`` with :attr:`Frame.small` (``shrink``) and :attr:`Frame.glanced` (``glance``) made, and their
+        generator's return value."""
         while True:
             try:
                 fr = next(frames)
@@ -383,7 +385,7 @@ class VideoReader:
 
         def produce() -> None:
             try:
-                frames = self._shrunk(read_video(self.path, self.start, self.end, threads=self.threads))
+                frames = self._prepared(read_video(self.path, self.start, self.end, threads=self.threads))
                 while True:
                     try:
                         fr = next(frames)

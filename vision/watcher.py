@@ -357,9 +357,9 @@ class TableWatcher:
         if self.arms is not None:
             self.arms.update(t, image, self.slapper.small)
         due = []
-        seen = {id(tr): glanced[self._place[id(tr)]] for tr in self.trackers} if glanced is not None else {}
         for crop, members in self.looks:
-            wants = [tr.remember(index, t, image, seen.get(id(tr))) for tr in members]  # (each keeps its frames)
+            wants = [tr.remember(index, t, image, glanced[self._place[id(tr)]] if glanced is not None else None)
+                     for tr in members]  # (every member keeps its frames)
             if any(wants):
                 due.append((crop, members, wants))
         many = getattr(self.detector, "many", None) if self._look_at is None else None
