@@ -132,10 +132,17 @@ def players_right_unordered(matched: list[tuple[str, str, float, float, str]]) -
     return right
 
 
+def card_on_time(truth_t: float, seen: dict) -> bool:
+    """Whether a ``card`` line ``seen`` dates a card that landed at ``truth_t`` right: within the frame before the
+    one that showed it (an audit dates a card by the first frame it shows in), or within the ``t_err`` of a race
+    card's tap; a few ms either way for the renderer's rounding."""
+    t_err = float(seen.get("t_err", 0.0))
+    return seen["t"] - (t_err or 1 / FPS) - 0.003 <= truth_t <= seen["t"] + t_err + 0.003
+
+
 def score(r: object, res: object) -> dict:
     """Compare one audit (``res``) with its rendered game's ground truth (``r``)."""
     sc = r.script
-    frame = 1 / FPS
     truth_cards = [e for e in sc.events if e.type == "card" and e.zone in sc.piles]
     with open(res.log, encoding="utf-8") as f:
         logged = [json.loads(x) for x in f if x.strip()]
@@ -144,9 +151,7 @@ def score(r: object, res: object) -> dict:
     right = players = players_known = 0
     for e in truth_cards:
         for i, d in enumerate(seen_cards):
-            t_err = float(d.get("t_err", 0.0))  # a tap's few ms; without one, the frame (half a frame each way)
-            if i not in used and d["zone"] == e.zone and d["card"] == e.card and \
-                    d["t"] - (t_err or frame) - 0.003 <= e.t <= d["t"] + t_err + 0.003:
+            if i not in used and d["zone"] == e.zone and d["card"] == e.card and card_on_time(e.t, d):
                 used.add(i)
                 right += 1
                 if e.player and sc.header.game in ("speed", "paijie"):

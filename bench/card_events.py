@@ -1,5 +1,6 @@
-"""Card events of an audit against the ground truth, one line per card: right, wrong (read as what), missed, or
-extra (seen where no card landed). Where ``bench/audit.py`` counts, this says which.
+"""Card events of an audit against the ground truth, one line per card: right, off time (the right card dated
+outside the frame ``bench/audit.py`` allows, :func:`card_on_time`), wrong (read as what), missed, or extra (seen
+where no card landed). Where ``bench/audit.py`` counts, this says which: its cards right are the lines right here.
 
     python bench/card_events.py GAME.truth.jsonl AUDIT/game.jsonl
 """
@@ -12,16 +13,35 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from audit import card_on_time  # noqa: E402
 
 from tablecam.gamelog import corrected_cards  # noqa: E402
 
 
-def card_events(path: Path) -> list[tuple[float, str, str]]:
-    """(time, zone, card) of every ``card`` line of a game log (corrections applied: a card read again as what it
-    is renames its earlier line)."""
+def card_events(path: Path) -> list[tuple[float, str, str, dict]]:
+    """(time, zone, card, line) of every ``card`` line of a game log (corrections applied: a card read again as what
+    it is renames its earlier line)."""
     with open(path, encoding="utf-8") as f:
         lines = [json.loads(line) for line in f if line.strip()]
-    return [(float(d["t"]), str(d.get("zone")), str(d.get("card"))) for d in corrected_cards(lines)]
+    return [(float(d["t"]), str(d.get("zone")), str(d.get("card")), d) for d in corrected_cards(lines)]
+
+
+def pair_cards(truth: list[tuple[float, str, str, dict]], seen: list[tuple[float, str, str, dict]], within: float
+               ) -> dict[int, int]:
+    """Truth index -> seen index: first each truth card with the nearest line of the same card on its zone within
+    ``within`` seconds (as ``bench/audit.py`` counts: a card missed does not make the next ones "read as" it), then
+    the cards left with the nearest line left on their zone (read as another card)."""
+    paired: dict[int, int] = {}
+    for same_card in (True, False):
+        for k, (t, zone, card, _) in enumerate(truth):
+            near = [(abs(ts - t), i) for i, (ts, zs, got, _) in enumerate(seen)
+                    if i not in paired.values() and zs == zone and abs(ts - t) <= within
+                    and (got == card or not same_card)]
+            if k not in paired and near:
+                paired[k] = min(near)[1]
+    return paired
 
 
 def main() -> int:
@@ -31,22 +51,20 @@ def main() -> int:
     ap.add_argument("--within", type=float, default=0.5, help="seconds an audited card may be off the truth's")
     args = ap.parse_args()
     truth, seen = card_events(args.truth), card_events(args.audited)
-    used: set[int] = set()
-    counts = {"right": 0, "wrong": 0, "missed": 0, "extra": 0}
-    for t, zone, card in truth:
-        near = [(abs(ts - t), i) for i, (ts, zs, _) in enumerate(seen)
-                if i not in used and zs == zone and abs(ts - t) <= args.within]
-        if not near:
+    counts = {"right": 0, "off time": 0, "wrong": 0, "missed": 0, "extra": 0}
+    paired = pair_cards(truth, seen, args.within)
+    for k, (t, zone, card, _) in enumerate(truth):
+        if k not in paired:
             counts["missed"] += 1
             print(f"{t:8.3f} {zone:10} {card:4} missed")
             continue
-        i = min(near)[1]
-        used.add(i)
-        ts, _, got = seen[i]
-        what = "right" if got == card else "wrong"
+        ts, _, got, line = seen[paired[k]]
+        what = "wrong" if got != card else "right" if card_on_time(t, line) else "off time"
         counts[what] += 1
-        print(f"{t:8.3f} {zone:10} {card:4} {what if got == card else 'read as ' + got} ({1000 * (ts - t):+.0f} ms)")
-    for i, (ts, zone, got) in enumerate(seen):
+        said = f"read as {got}" if what == "wrong" else what
+        print(f"{t:8.3f} {zone:10} {card:4} {said} ({1000 * (ts - t):+.0f} ms)")
+    used = set(paired.values())
+    for i, (ts, zone, got, _) in enumerate(seen):
         if i not in used:
             counts["extra"] += 1
             print(f"{ts:8.3f} {zone:10} {got:4} extra")

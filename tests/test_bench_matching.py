@@ -85,3 +85,30 @@ def test_a_kept_game_is_reused_only_when_it_is_the_same_game_filmed_whole(tmp_pa
     assert kept_render(cut, "slapjack", 3, 238, 2.0) is not None
     (tmp_path / "cut.deck").rmdir()
     assert kept_render(cut, "slapjack", 3, 238, 2.0) is None
+
+
+def test_card_events_pair_a_card_with_its_own_line_before_any_other() -> None:
+    # Rendered Speed s238: 5S laid at 9.082 and covered unseen, 4H at 9.331 and 3C at 9.561 seen 0.23 s after each
+    # other. Nearest in time, 5S took 4H's line ("read as 4H") and 4H took 3C's; as the audit bench counts, 4H and
+    # 3C are right and 5S missed.
+    from card_events import pair_cards
+
+    truth = [(9.082, "left", "5S", {}), (9.331, "left", "4H", {}), (9.561, "left", "3C", {})]
+    seen = [(9.316, "left", "4H", {}), (9.562, "left", "3C", {})]
+    assert pair_cards(truth, seen, 0.5) == {1: 0, 2: 1}
+    # a card seen as another is paired with what is left near it
+    assert pair_cards(truth[:1], [(9.1, "left", "5C", {})], 0.5) == {0: 0}
+    assert pair_cards(truth[:1], [(9.1, "right", "5S", {})], 0.5) == {}
+
+
+def test_a_card_dated_a_frame_late_is_off_time() -> None:
+    """A card is dated by the first frame it shows in: on time from the frame before that frame's time to a few ms
+    after; a race card's tap within its ``t_err``."""
+    from audit import FPS, card_on_time
+
+    frame = 1 / FPS
+    assert card_on_time(13.917, {"t": 13.9333})  # (the frame after it landed)
+    assert not card_on_time(13.917, {"t": 13.9667})  # (rendered Slapjack 2p s11's 2D, a frame late)
+    assert not card_on_time(13.917, {"t": 13.917 - 0.01})  # (before it landed)
+    assert card_on_time(5.128, {"t": 5.131, "t_err": 0.004}) and not card_on_time(5.128, {"t": 5.14, "t_err": 0.004})
+    assert card_on_time(1.0, {"t": 1.0 + frame})
