@@ -548,3 +548,74 @@ def test_a_fan_is_counted_while_a_weak_box_flickers_and_the_next_card_comes_in_a
         seen.append(w.look(i, i / 30, boxed(boxes)))
     batches = [(s.kind, s.count) for s in seen if s is not None]
     assert batches == [("facedown", 3)]
+
+
+def test_a_fan_of_backs_whose_pattern_is_finer_than_the_flat_view_is_counted_on_the_crop_blurred_first(
+        monkeypatch) -> None:
+    """CH-2: the built-in lattice of seed 5, printed to its edges, repeats every 4 px of a webcam's frame, under two px
+    of the flat view the outlines are fitted in: turned flat as it is, it folds into a moire whose stripes run every
+    way, and a fan of four on a light cloth was fitted as one card (rendered held-out Cheat s5: fans of four counted
+    three). Blurred first (:data:`vision.fan.FINE_PATTERN_BLUR`), four. A coarser pattern (seed 21's checks, 13 px)
+    is left as it is."""
+    from vision import fan
+
+    _, back, frame, view, crop, before = squared_pile(5, True, back=_edge_back(5))
+    rng = np.random.default_rng(54)
+    base = float(rng.uniform(-10, 10))
+    for k in range(4):
+        lay_back(frame, back, ((k - 1.5) * FAN_MM + rng.normal(0, 1), rng.normal(0, 1)), base + (k - 1.5) * 6.0)
+    now = grey(frame, crop)
+    assert fan.fine_pattern(now, view, before)
+    assert len(fit_batch(now, view, before, seams=True)) == 4
+    monkeypatch.setattr(fan, "FINE_PATTERN_BLUR", 0.0)
+    assert len(fit_batch(now, view, before, seams=True)) != 4
+
+    _, back, frame, view, crop, before = squared_pile(21, True, back=_edge_back(21))
+    for k in range(3):
+        lay_back(frame, back, ((k - 1) * FAN_MM, 0.0), 4.0 + (k - 1) * 6.0)
+    assert not fan.fine_pattern(grey(frame, crop), view, before)
+
+
+@pytest.mark.parametrize("stirs", [False, True])
+def test_a_hand_boxed_where_nothing_moves_for_a_while_is_the_cloth_not_a_hand(stirs: bool) -> None:
+    """CH-2: a hand over the pile hides what is laid, so no look with one settles; but a hand lays or takes cards
+    and goes, and a "hand" boxed surely at one place for :data:`vision.batches.STILL_HAND_S` with nothing moving
+    under it is the cloth (rendered Cheat 2p s21, a pink-striped cloth: boxed 0.5-0.66 over half the pile for
+    seconds, 11 of 15 batches missed). The batch laid is counted once it has lain so; where something stirs under
+    the box (a hand held there), never."""
+    from calibration.layout import Zone
+    from models.detector import Detections
+    from vision.batches import STILL_HAND_S, BatchWatcher
+
+    rng, back, frame, view, crop, _ = squared_pile(11, False)
+    zone = Zone("center", to_image(np.array([[-60.0, -70.0], [60.0, -70.0], [60.0, 70.0], [-60.0, 70.0]])))
+    w = BatchWatcher(zone, crop, confirm=2, every=1, image_to_mm=TO_MM)
+    pile = frame.copy()
+    for k in (-1, 1):
+        lay_back(frame, back, (k * FAN_MM / 2, 0.0), 10.0 + k * 3.0)
+    c = to_image(np.array([[0.0, 0.0]]))[0]
+    card = np.array([c[0] - 34, c[1] - 46, c[0] + 34, c[1] + 46], np.float32)
+    cloth = np.array([c[0] - 120, c[1] - 70, c[0] + 120, c[1] + 10], np.float32)  # over the pile's upper half
+
+    def boxed(hand: bool) -> Detections:
+        boxes = [(card, 0.9, "back")] + ([(cloth, 0.6, "hand")] if hand else [])
+        return Detections(np.stack([b for b, _, _ in boxes]), np.array([p for _, p, _ in boxes], np.float32),
+                          np.zeros(len(boxes), np.int64), np.array([n for _, _, n in boxes]))
+
+    for i in range(8):  # the pile as it was, settled
+        w.remember(i, i / 30, cv2.GaussianBlur(pile, (0, 0), 0.8))
+        w.look(i, i / 30, boxed(False))
+    seen = []
+    looks = int(STILL_HAND_S * 30) + 8
+    for i in range(8, 8 + looks):
+        image = frame.copy()
+        if stirs:  # (a patch under the box that changes every frame)
+            image[int(cloth[1]) + 5:int(cloth[1]) + 45, int(cloth[0]) + 10:int(cloth[0]) + 90] = 60 + 80 * (i % 2)
+        w.remember(i, i / 30, cv2.GaussianBlur(image, (0, 0), 0.8))
+        seen.append((i, w.look(i, i / 30, boxed(True))))
+    batches = [(i, s.kind, s.count) for i, s in seen if s is not None]
+    if stirs:
+        assert batches == []
+    else:
+        assert [(k, n) for _, k, n in batches] == [("facedown", 2)]
+        assert batches[0][0] >= 8 + STILL_HAND_S * 30 - 1  # (not before the box had lain still so long)

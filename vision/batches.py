@@ -30,6 +30,12 @@ from vision.tracking import FACE_EXCLUDE, MOVED_GREY, STILL_FRAMES, PileTracker
 #: moves under it (rendered Cheat s12: the striped cloth beside a still pile is a hand at 0.31-0.33 for seconds, and
 #: two batches laid there went unseen; in 3 games no hand from 0.35 on came without motion over the pile)
 SURE_HAND = 0.5
+#: ... unless it lies still, nothing moving under it, for this long: a hand over the pile lays or takes cards and goes;
+#: a box that stays is the cloth (rendered Cheat 2p s21, a pink-striped cloth: a "hand" boxed 0.5-0.66 over half the
+#: pile for seconds at a time, nothing moving, and 11 of 15 batches missed; s21 2 and 3 players, batches, reveals and
+#: take-backs right 5 -> 13 of 30; the 18 games of seeds 238, 11, 12 and 5-7 as before)
+STILL_HAND_S = 0.7
+STILL_HAND_SHIFT = 0.05  # (the same box: no edge moved more than this share of its size)
 #: a look is settled when it shows as many backs boxed at least this surely as the look before (and the same faces):
 #: a back boxed less surely comes and goes from look to look while nothing moves (rendered Cheat 2p s238 16.27 s: a
 #: fan of four, boxed 0.90 0.69 0.31, then 0.91 0.71, then the next player's card came over it; never settled)
@@ -94,6 +100,7 @@ class BatchWatcher(PileTracker):
     _faces_before: tuple = ()  # the faces of the look before, still or not
     _named: frozenset = frozenset()  # the faces the detector named surely in the latest look (NAMED_SURE)
     claimed: str | None = None  # the rank the last batch was claimed as (CH-2), when the watcher heard it
+    _still_hands: list = field(default_factory=list)  # (since when, box) of the sure hand boxes lying still
 
     def remember(self, index: int, t: float, frame: np.ndarray,
                  glanced: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
@@ -110,9 +117,15 @@ class BatchWatcher(PileTracker):
         sure_backs = 0
         named: set[str] = set()
         hands = False
+        still_hands: list[tuple[float, tuple]] = []
         for b, c, n in zip(dets.xyxy, dets.confidence, dets.class_name, strict=True):
             if n == "hand":
-                hands = hands or c >= SURE_HAND or self.moving(b)
+                if self.moving(b):
+                    hands = True
+                elif c >= SURE_HAND:  # (one lying still for STILL_HAND_S is the cloth)
+                    since = next((t0 for t0, kept in self._still_hands if _box_moved(kept, b) <= STILL_HAND_SHIFT), t)
+                    still_hands.append((since, tuple(float(v) for v in b)))
+                    hands = hands or t - since < STILL_HAND_S
                 continue
             centre = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
             if c < self.min_conf or not self.zone.contains([centre])[0]:
@@ -121,6 +134,7 @@ class BatchWatcher(PileTracker):
             sure_backs += n == "back" and c >= SURE_BACK
             if n != "back" and c >= NAMED_SURE:
                 named.add(str(n))
+        self._still_hands = still_hands
         faces = [(n, b) for n, b in faces if n not in FACE_EXCLUDE]
         self._named = frozenset(named)
         names = tuple(sorted(n for n, _ in faces))
@@ -342,6 +356,11 @@ class BatchWatcher(PileTracker):
         cb = np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2])
         size = max(a[2] - a[0], a[3] - a[1], 1.0)
         return bool(np.linalg.norm(ca - cb) < (self.match if match is None else match) * size)
+
+
+def _box_moved(a: tuple, b: Any) -> float:
+    """How far box ``b`` lies from box ``a`` (x0 y0 x1 y1): the edge that moved most, as a share of ``a``'s size."""
+    return max(abs(float(a[i]) - float(b[i])) for i in range(4)) / max(a[2] - a[0], a[3] - a[1], 1.0)
 
 
 def _union(boxes: list[tuple]) -> tuple[float, float, float, float]:
