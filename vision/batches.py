@@ -24,7 +24,7 @@ from engine.cards import rank
 from models.classes import FACES
 from models.detector import Detections
 from vision.fan import ANGLE_STEP, FlatView, card_corners, fit_batch, fit_cards, refit_cards, seam_edges
-from vision.tracking import FACE_EXCLUDE, MOVED_GREY, STILL_FRAMES, PileTracker
+from vision.tracking import FACE_EXCLUDE, MOVED_GREY, STILL_FRAMES, PileTracker, _box_shift
 
 #: a hand box the detector is at least this sure of is a hand; one it is less sure of is a hand only while something
 #: moves under it (rendered Cheat s12: the striped cloth beside a still pile is a hand at 0.31-0.33 for seconds, and
@@ -123,7 +123,7 @@ class BatchWatcher(PileTracker):
                 if self.moving(b):
                     hands = True
                 elif c >= SURE_HAND:  # (one lying still for STILL_HAND_S is the cloth)
-                    since = next((t0 for t0, kept in self._still_hands if _box_moved(kept, b) <= STILL_HAND_SHIFT), t)
+                    since = next((t0 for t0, kept in self._still_hands if _box_shift(kept, b) <= STILL_HAND_SHIFT), t)
                     still_hands.append((since, tuple(float(v) for v in b)))
                     hands = hands or t - since < STILL_HAND_S
                 continue
@@ -356,11 +356,6 @@ class BatchWatcher(PileTracker):
         cb = np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2])
         size = max(a[2] - a[0], a[3] - a[1], 1.0)
         return bool(np.linalg.norm(ca - cb) < (self.match if match is None else match) * size)
-
-
-def _box_moved(a: tuple, b: Any) -> float:
-    """How far box ``b`` lies from box ``a`` (x0 y0 x1 y1): the edge that moved most, as a share of ``a``'s size."""
-    return max(abs(float(a[i]) - float(b[i])) for i in range(4)) / max(a[2] - a[0], a[3] - a[1], 1.0)
 
 
 def _union(boxes: list[tuple]) -> tuple[float, float, float, float]:
