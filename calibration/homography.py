@@ -8,6 +8,7 @@ first player's seat), x to the right along the far edge, y towards the first pla
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -54,6 +55,15 @@ def map_points(matrix: np.ndarray, pts: np.ndarray | list) -> np.ndarray:
 
 
 map_polygon = map_points  # a polygon is its vertices: straight edges stay straight under a homography
+
+
+def local_scale(matrix: np.ndarray, xy: np.ndarray | list) -> float:
+    """How far ``matrix`` stretches its input around the point ``xy``: the square root of the area a unit square
+    there covers once mapped (a homography's scale changes across the picture: a table seen at an angle)."""
+    x, y = (float(v) for v in np.asarray(xy, dtype=np.float64).reshape(2))
+    o, a, b = map_points(matrix, [(x, y), (x + 1.0, y), (x, y + 1.0)])
+    (ax, ay), (bx, by) = a - o, b - o
+    return math.sqrt(abs(float(ax * by - ay * bx)))
 
 
 def reprojection_error(matrix: np.ndarray, src: np.ndarray, dst: np.ndarray) -> tuple[float, float]:

@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from calibration.homography import local_scale
 from models.classes import FACES
 
 CARD_MM = (63.0, 88.0)  # poker size; the homography's unit is the mm
@@ -379,10 +380,7 @@ class DeckMatcher:
     def _px_per_mm(self, centre: np.ndarray) -> float:
         """The camera's pixels per mm of table around ``centre`` (mm): the square root of the area a square mm
         covers in the picture, through the homography."""
-        p = np.c_[np.array([centre, centre + (1.0, 0.0), centre + (0.0, 1.0)]), np.ones(3)] @ self.to_image.T
-        xy = p[:, :2] / p[:, 2:3]
-        (ax, ay), (bx, by) = xy[1] - xy[0], xy[2] - xy[0]
-        return math.sqrt(abs(float(ax * by - ay * bx)))
+        return local_scale(self.to_image, centre)
 
     def _native_px(self, centre: np.ndarray) -> float:
         """The camera's pixels per mm of table around ``centre`` (mm), within :data:`FINE_PX_PER_MM`."""

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from calibration.homography import local_scale
 from models.deckmatch import CARD_MM  # poker size (the homography's unit is the mm)
 
 PX_PER_MM = 0.5  # the flat view the outlines are fitted in (a fan's cards 13 px apart; a run of a few ms)
@@ -292,14 +293,15 @@ def pattern_periods(grey: np.ndarray, mask: np.ndarray | None = None) -> list[np
     return periods
 
 
-def pattern_seams(grey: np.ndarray, view: FlatView, mask: np.ndarray | None = None) -> np.ndarray | None:
+def pattern_seams(grey: np.ndarray, view: FlatView, mask: np.ndarray | None = None,
+                  periods: list[np.ndarray] | None = None) -> np.ndarray | None:
     """Where a back's repeating pattern breaks (flat view, grey levels): each pixel compared with the pixel one
     period away, the periods taken from the pattern's autocorrelation at the middle of ``mask`` (crop pixels,
-    the batch just laid) and turned a little either way (the cards of a fan lie at angles of their own): inside a
-    card some period repeats it, on the seam between two cards printed to their edges none does. None where no
-    pattern repeats there."""
+    the batch just laid; ``periods``: :func:`pattern_periods`, found already) and turned a little either way (the
+    cards of a fan lie at angles of their own): inside a card some period repeats it, on the seam between two cards
+    printed to their edges none does. None where no pattern repeats there."""
     g = grey.astype(np.float32)
-    periods = pattern_periods(g, mask)
+    periods = pattern_periods(g, mask) if periods is None else periods
     if not periods:
         return None
     best = np.full_like(g, np.inf)
@@ -352,29 +354,30 @@ def _changed_pixels(now: np.ndarray, before: np.ndarray) -> np.ndarray:
     return diff > CHANGED_GREY
 
 
-def seam_edges(now: np.ndarray, view: FlatView, before: np.ndarray | None) -> np.ndarray | None:
+def _batch_periods(now: np.ndarray, before: np.ndarray | None) -> list[np.ndarray]:
+    """:func:`pattern_periods` of the batch just laid (what changed since ``before``); none without a look before."""
+    return [] if before is None else pattern_periods(now, _changed_pixels(now, before))
+
+
+def seam_edges(now: np.ndarray, view: FlatView, before: np.ndarray | None,
+               periods: list[np.ndarray] | None = None) -> np.ndarray | None:
     """What the pattern's seams about the batch just laid add to the outline's edges (flat view,
     :data:`SEAM_WEIGHT`): for backs printed to their edges. None where no pattern repeats there, or no look before
-    says what was laid."""
-    if before is None:
-        return None
-    broken = pattern_seams(now, view, _changed_pixels(now, before))
+    says what was laid. ``periods``: :func:`_batch_periods`, found already."""
+    periods = _batch_periods(now, before) if periods is None else periods
+    broken = pattern_seams(now, view, periods=periods) if periods else None
     return None if broken is None else SEAM_WEIGHT * broken
 
 
-def fine_pattern(now: np.ndarray, view: FlatView, before: np.ndarray | None) -> bool:
+def fine_pattern(now: np.ndarray, view: FlatView, before: np.ndarray | None,
+                 periods: list[np.ndarray] | None = None) -> bool:
     """Whether the back of the batch just laid repeats its pattern within :data:`FINE_PATTERN_PX` of the flat view
-    (:func:`pattern_periods` at what changed since ``before``, scaled by ``view``'s size of a crop pixel)."""
-    if before is None:
-        return False
-    periods = pattern_periods(now, _changed_pixels(now, before))
+    (:func:`pattern_periods` at what changed since ``before``, scaled by how far ``view`` stretches a crop pixel at
+    the crop's middle). ``periods``: :func:`_batch_periods`, found already."""
+    periods = _batch_periods(now, before) if periods is None else periods
     if not periods:
         return False
-    m = view.matrix  # (its size of a crop pixel at the crop's middle: the homography's Jacobian there)
-    xy = np.array([now.shape[1] / 2, now.shape[0] / 2])
-    w = float(m[2, :2] @ xy + m[2, 2])
-    flat = (m[:2, :2] @ xy + m[:2, 2]) / w
-    scale = math.sqrt(abs(float(np.linalg.det((m[:2, :2] - np.outer(flat, m[2, :2])) / w))))
+    scale = local_scale(view.matrix, (now.shape[1] / 2, now.shape[0] / 2))
     return min(float(np.linalg.norm(v)) for v in periods) * scale < FINE_PATTERN_PX
 
 
@@ -479,8 +482,9 @@ def fit_batch(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
     sharp, a strip 0.28 of the lower card showing: two). On 9 rendered games (109 batches fitted) it changed two counts,
     both to the truth's; of the single cards, none turned fits showed a strip under them with a top this sharp.
     ``seams``: the backs are printed to their edges (:func:`seam_edges`); ``bare``: ``before`` showed no card."""
-    edges = seam_edges(now, view, before) if seams else None  # (once for both fits)
-    smooth = FINE_PATTERN_BLUR if seams and fine_pattern(now, view, before) else 0.0
+    periods = _batch_periods(now, before) if seams else []  # (once for both fits, and both questions)
+    edges = seam_edges(now, view, before, periods) if seams else None
+    smooth = FINE_PATTERN_BLUR if fine_pattern(now, view, before, periods) else 0.0
     cards = fit_cards(now, view, before, seams=edges, bare=bare, smooth=smooth)
     if not cards:
         return cards
