@@ -21,12 +21,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import cv2
 import numpy as np
 
 from models.classes import CLASSES
+from models.progress import Progress
 from models.scenes import FaceSet, make_scene
 
 RECIPE_VERSION = 2  # bump when scenes change so that old datasets are stale (2: cards were mirrored)
@@ -89,28 +90,6 @@ def _work(i: int) -> int:
     img, labels, quality = make_item(i, _W["seed"], _W["imgsz"], _W["faces"], _W["closeup"])
     _write_item(_W["out"], i, "val" if is_val(i, _W["val_fraction"]) else "train", img, labels, quality)
     return i
-
-
-class Progress:
-    """A one-line progress bar on stderr (tqdm is not a dependency)."""
-
-    def __init__(self, total: int, label: str = "synth", stream: TextIO | None = None, enabled: bool = True):
-        self.total, self.label, self.stream, self.enabled = total, label, stream or sys.stderr, enabled
-        self.done, self.t0, self.last = 0, time.perf_counter(), 0.0
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.perf_counter()
-        if self.enabled and (now - self.last > 0.25 or self.done >= self.total):
-            self.last = now
-            rate = self.done / max(now - self.t0, 1e-9)
-            eta = (self.total - self.done) / rate if rate > 0 else 0.0
-            filled = int(30 * self.done / max(self.total, 1))
-            self.stream.write(f"\r{self.label} {self.done}/{self.total} [{'#' * filled}{'.' * (30 - filled)}] "
-                              f"{rate:.1f} img/s ETA {int(eta) // 60}:{int(eta) % 60:02d} ")
-            if self.done >= self.total:
-                self.stream.write("\n")
-            self.stream.flush()
 
 
 def _faces_id(faces: str) -> str:
@@ -178,7 +157,7 @@ def generate(out_dir: str | Path, images: int, imgsz: int = 640, seed: int = 0, 
     rpath.write_text(json.dumps({"recipe": recipe, "complete": False}, indent=1))
     todo = [i for i in range(images)
             if not _paths(out, i, "val" if is_val(i, val_fraction) else "train")[0].is_file()]
-    bar = Progress(len(todo), enabled=progress)
+    bar = Progress(len(todo), "synth", "img", enabled=progress)
     workers = max(1, int(workers or os.cpu_count() or 1))
     init_args = (faces, str(out), int(seed), int(imgsz), float(val_fraction), float(closeup))
     t0 = time.perf_counter()
@@ -193,6 +172,7 @@ def generate(out_dir: str | Path, images: int, imgsz: int = 640, seed: int = 0, 
         with ctx.Pool(workers, initializer=_init_worker, initargs=init_args) as pool:
             for _ in pool.imap_unordered(_work, todo, chunksize=max(1, min(16, len(todo) // (workers * 8)))):
                 bar.update()
+    bar.close()
     elapsed = time.perf_counter() - t0
     names = "\n".join(f'  {k}: "{n}"' for k, n in enumerate(CLASSES))
     data_yaml.write_text(f"# tablecam synthetic cards: models/dataset.py, recipe in recipe.json\n"

@@ -35,6 +35,7 @@ from engine.games import new_referee
 from engine.sim import simulate
 from models.classes import FACES
 from models.detector import Detections
+from models.progress import Progress
 from models.scenes import (
     CARD_H,
     CARD_W,
@@ -810,15 +811,14 @@ def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] 
         if audio:
             ast = c.add_stream("aac", rate=RATE)
             ast.layout = "mono"
-        n = int(math.ceil(sc.duration * FPS))
+        bar = Progress(int(math.ceil(sc.duration * FPS)), "synth-video", "frames", enabled=progress)
         for i, _t, rgb in filmer.frames():
             f = av.VideoFrame.from_ndarray(rgb, format="rgb24")
             f.pts = i
             f.time_base = Fraction(1, FPS)
             for p in vs.encode(f):
                 c.mux(p)
-            if progress and (i % 30 == 0 or i == n - 1):
-                print(f"\rsynth-video {i + 1}/{n} frames", end="", flush=True)
+            bar.update()
         for p in vs.encode():
             c.mux(p)
         if ast is not None:
@@ -833,8 +833,7 @@ def render_game(out: str | Path, game: str = "slapjack", players: Sequence[str] 
                     c.mux(p)
             for p in ast.encode():
                 c.mux(p)
-    if progress:
-        print()
+    bar.close()
     return RenderedGame(out, truth, layout_path, sc)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import queue
-import sys
 import threading
 import time
 from collections import deque
@@ -33,6 +32,7 @@ from calibration.layout import Layout, LayoutError, draw_zones
 from engine.cards import game_cards
 from engine.events import Event, GameHeader
 from engine.games import new_referee
+from models.progress import Progress
 from models.reader import attach_deck, load_card_model
 from tablecam.config import did_you_mean
 from tablecam.cores import one_blas_thread
@@ -239,16 +239,10 @@ class _Annotator:
             self._container.close()
 
 
-def _progress(i: int, n: int | None, t0: float, t_video: float) -> None:
-    el = time.perf_counter() - t0
-    rate = (i + 1) / el if el > 0 else 0.0
-    if n:
-        frac = min(1.0, (i + 1) / n)
-        bar = "#" * int(frac * 30)
-        print(f"\raudit {i + 1}/{n} [{bar:<30}] {rate:5.1f} frames/s ({t_video / el if el else 0:4.2f}x real time)",
-              end="", file=sys.stderr, flush=True)
-    else:
-        print(f"\raudit {i + 1} frames {rate:5.1f} frames/s", end="", file=sys.stderr, flush=True)
+def _real_time(t_video: float, t_start: float) -> str:
+    """How fast the audit goes against the video's own clock, as the progress line says it."""
+    elapsed = time.perf_counter() - t_start
+    return f" ({t_video / elapsed if elapsed > 0 else 0.0:4.2f}x real time)"
 
 
 def read_said(path: str | Path, game: str, players: list[str]) -> list[Event]:
@@ -346,6 +340,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
     outputs: list[dict[str, Any]] = []
     observed: list[dict[str, Any]] = []  # the observation lines, for the report
     t_start = time.perf_counter()
+    bar = Progress(info.frame_count, "audit", "frames", enabled=progress)
     frames = 0
     stopped: str | None = None
     last_t = 0.0
@@ -391,8 +386,8 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                     for s in watcher.slapper_found[n_slaps:]:
                         annot.contacts.append((s.t, s.zone, s.player))
                     annot.push(fr.index, fr.t, fr.image, watcher.boxes, watcher.looked)
-                if progress and (frames % 15 == 0):
-                    _progress(fr.index, info.frame_count, t_start, fr.t)
+                if frames % 15 == 0:
+                    bar.set(fr.index + 1, _real_time(fr.t, t_start))
         except KeyboardInterrupt:
             stopped = f"stopped by the user at {last_t:.2f} s"
         if reader.damage is not None:
@@ -401,9 +396,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
         for o in referee.finish():
             keep(o.to_dict())
     cards, slaps = watcher.cards, watcher.slaps
-    if progress:
-        _progress(max(0, frames - 1), info.frame_count, t_start, last_t)
-        print(file=sys.stderr)
+    bar.close(_real_time(last_t, t_start), done=frames)
     if annot:
         annot.close()
     seconds = time.perf_counter() - t_start
