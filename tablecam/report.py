@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from engine.cards import rank
+from engine.games.cheat import COUNT_SURE
 from engine.verdicts import piles_moved
 
 #: seconds within which slaps on the same card are one race (and worth a look)
@@ -282,6 +283,7 @@ class CheatTurn:
     t: float
     player: str | None = None
     laid: int | None = None
+    unsure: bool = False  # the camera was unsure of the backs' count (the claim stood for it)
     claim: tuple[int, str] | None = None
     doubted_by: list[str] = field(default_factory=list)
     turned: tuple[str, ...] = ()
@@ -305,7 +307,7 @@ def cheat_turns(observations: Sequence[dict], verdicts: Sequence[dict]) -> list[
         if now is None:
             continue
         if kind == "facedown":
-            now.laid = int(line.get("count") or 0)
+            now.laid, now.unsure = int(line.get("count") or 0), _unsure(line)
         elif kind == "claim":
             now.claim = (int(line.get("count") or 0), str(line.get("rank", "?")))
             now.player = now.player or line.get("player")
@@ -575,7 +577,7 @@ def _table_marks(summary: AuditSummary) -> list[tuple[float, str, str, str]]:
         if not isinstance(t, int | float):
             continue
         if kind == "facedown":
-            out.append((float(t), str(o.get("zone", "")), f"{o.get('count')} down", kind))
+            out.append((float(t), str(o.get("zone", "")), f"{o.get('count')}{'?' * _unsure(o)} down", kind))
         elif kind == "reveal":
             out.append((float(t), str(o.get("zone", "")), "up " + " ".join(o.get("cards") or ()), kind))
         elif kind == "remove":
@@ -611,9 +613,16 @@ def _timeline(summary: AuditSummary, players: list[str]) -> str:
     return "".join(parts) + _legend(summary, {v["kind"] for v in plays}, {kind for *_, kind in marks})
 
 
+def _unsure(o: dict) -> bool:
+    """A ``facedown`` line whose count the camera was unsure of (its ``conf`` under the Cheat referee's
+    ``COUNT_SURE``): the claim's count stood for it."""
+    conf = o.get("conf")
+    return isinstance(conf, int | float) and conf < COUNT_SURE
+
+
 #: what a grey label on the timeline says, by the observation it marks (:func:`_table_marks`)
-MARK_MEANINGS = {"facedown": "“2 down”: a batch of two laid face down", "reveal": "“up 9S”: a batch turned up",
-                 "remove": "“back 10D”: a card taken back"}
+MARK_MEANINGS = {"facedown": "“2 down”: a batch of two laid face down (“2? down”: a count the camera is unsure of)",
+                 "reveal": "“up 9S”: a batch turned up", "remove": "“back 10D”: a card taken back"}
 
 
 def _legend(summary: AuditSummary, play_kinds: set[str], marks: set[str]) -> str:
@@ -829,7 +838,7 @@ def _observation_table(obs: list[dict]) -> str:
     for o in sorted(obs, key=lambda o: o.get("t", 0)):
         what = o.get("card") or (" ".join(o.get("cards", [])) if o.get("cards") else "")
         if o.get("type") == "facedown":
-            what = f"{o.get('count')} face down"
+            what = f"{o.get('count')} face down" + (" (count unsure: a claim stands)" if _unsure(o) else "")
         elif o.get("type") == "claim":
             what = f"{o.get('count')} × {o.get('rank')}"
         elif o.get("type") in ("call", "draw"):
@@ -960,9 +969,10 @@ def _turn_table(turns: list[CheatTurn]) -> str:
     body = []
     for x in turns:
         claim = f"{x.claim[0]} × {_e(x.claim[1])}" if x.claim else ""
-        laid = "" if x.laid is None else str(x.laid)
-        if x.claim and x.laid is not None and x.laid != x.claim[0]:
-            laid = f'<span class="flag">{laid}</span>'
+        laid = "" if x.laid is None else f"{x.laid}{'?' * x.unsure}"
+        if x.claim and x.laid is not None and x.laid != x.claim[0]:  # (unsure: the claim stood, nobody accused)
+            laid = f'<span title="counted unsurely: the claim stood">{laid}</span>' if x.unsure \
+                else f'<span class="flag">{laid}</span>'
         ruled = "; ".join(_e(v.get("say", "")) for v in x.rulings)
         body.append(f"<tr><td>{x.t:.3f}</td><td>{_e(x.player or '')}</td><td>{laid}</td><td>{claim}</td>"
                     f"<td>{_e(', '.join(x.doubted_by))}</td><td>{_e(' '.join(x.turned))}</td>"

@@ -131,6 +131,44 @@ def test_ch_2_count_mismatch_is_announced() -> None:
     assert v["say"] == "Count mismatch: A claimed three but placed two"
 
 
+def test_ch_2_a_count_the_camera_is_unsure_of_gives_way_to_the_claim_and_nobody_is_accused() -> None:
+    """CH-2: backs counted unsurely (a facedown line's conf under COUNT_SURE: a batch laid nearly squared) are no
+    grounds for a count mismatch; the claim's count stands for the batch, in the hand, the pile and the pick-up."""
+    unsure = {**fd(1.0, "A", 2), "conf": 0.3}
+    ref, out = referee(ABC, unsure, claim(1.2, "A", 3, "A"))
+    assert verdicts(out) == [] and anomalies(out) == []
+    assert (ref.batch_count, ref.pile, ref.hands["A"]) == (3, 3, 18 - 3)
+    out = run(ABC, unsure, claim(1.2, "A", 3, "A"), doubt(1.6, "B"), reveal(2.0, "AS", "AH", "AD"))
+    (v,) = verdicts(out)
+    assert (v["kind"], v["player"], v["cards"]) == ("challenge_true", "B", 3)
+    assert v["say"] == "True, three aces! B picks up 3 cards"
+
+
+def test_ch_2_a_sure_count_still_makes_a_claim_that_differs_a_mismatch() -> None:
+    """CH-2: from COUNT_SURE on (or with no conf at all, a log typed by hand) the backs stand against the claim."""
+    for conf in (0.5, 0.95):
+        out = run(ABC, {**fd(1.0, "A", 2), "conf": conf}, claim(1.2, "A", 3, "A"))
+        assert [(v["kind"], v["cards"], v["claimed"]) for v in verdicts(out)] == [("count_mismatch", 2, 3)]
+
+
+def test_ch_2_an_unsure_count_is_no_excuse_for_a_claim_no_batch_can_hold() -> None:
+    """CH-2: the claim is taken at its word only where the player could have placed that many (1-4, no more than
+    they held): a claim of five is a mismatch however unsure the count."""
+    out = run(ABC, {**fd(1.0, "A", 2), "conf": 0.3}, claim(1.2, "A", 5, "A"))
+    assert [(v["kind"], v["cards"], v["claimed"]) for v in verdicts(out)] == [("count_mismatch", 2, 5)]
+
+
+def test_ch_3_the_cards_turned_up_are_the_batch_whose_count_the_camera_was_unsure_of() -> None:
+    """CH-3: with no claim heard, a doubted batch counted unsurely is what its reveal turns up; counted surely, a
+    reveal of another number is still an anomaly."""
+    lines = [{**fd(1.0, "A", 1), "conf": 0.3}, doubt(1.6, "B")]
+    ref, out = referee(ABC, *lines, reveal(2.0, "AS", "2H"))
+    assert [(v["kind"], v["player"], v["cards"]) for v in verdicts(out)] == [("challenge_false", "A", 2)]
+    assert (ref.hands["A"], ref.pile) == (18 - 2 + 2, 0)
+    ref, _ = referee(ABC, {**fd(1.0, "A", 1), "conf": 0.9}, doubt(1.6, "B"))
+    assert_impossible(ref, reveal(2.0, "AS", "2H"), "CH-3", "batch has 1")
+
+
 def test_ch_2_the_backs_not_the_claim_are_what_was_placed() -> None:
     """CH-2: after a mismatch the reveal must show the counted backs, not the claimed number."""
     lines = [fd(1.0, "A", 2), claim(1.2, "A", 3, "A"), doubt(1.6, "B")]

@@ -139,6 +139,41 @@ def test_a_lower_card_showing_a_sliver_with_a_sharp_outline_is_counted() -> None
     assert cards[1].shown < 0.2  # a sliver, under MIN_SHOWN
 
 
+@pytest.mark.parametrize(("seed", "light", "apart", "n", "sure"), [
+    (5, True, 20.0, 1, False), (8, True, 12.0, 1, False),  # the lower card's strip nearly taken: counted unsurely
+    (5, False, 26.0, 2, True), (2, False, 16.0, 2, True),  # each card's outline as sharp as the top's
+    (2, False, 6.0, 1, True),  # laid all but square: nothing of the lower card shows (the detector's boxes count)
+])
+def test_a_count_whose_lower_strip_was_nearly_taken_or_left_is_said_to_be_unsure(seed: int, light: bool, apart: float,
+                                                                                 n: int, sure: bool) -> None:
+    """CH-2: two backs laid ``apart`` mm: where the fit took or left a lower card's strip by a small margin (its
+    outline less sharp than the top card's, or nearly as sharp with its rim new), its count is unsure
+    (``Fit.sure``): the referee then takes the claim's count at its word instead of calling a mismatch."""
+    _, back, frame, view, crop, before = squared_pile(seed, light, turn_sd=2.0)
+    lay_back(frame, back, (-apart, 1.0), 3.0)
+    lay_back(frame, back, (0.0, 0.0), 4.0)
+    cards = fit_batch(grey(frame, crop), view, before)
+    assert (len(cards), cards.sure) == (n, sure), [(round(c.shown, 2), round(c.edge, 1)) for c in cards]
+
+
+def test_a_count_said_unsure_is_logged_under_the_referees_sure_count() -> None:
+    """CH-2: the watcher logs an unsure count's ``facedown`` line with a ``conf`` under the Cheat referee's
+    ``COUNT_SURE`` (and a sure one's with none, as a line typed by hand), so the two agree on what is unsure."""
+    from engine.games.cheat import COUNT_SURE
+    from models.detector import Detections
+    from models.gamevideo import make_script
+    from vision.batches import BatchSeen
+    from vision.watcher import UNSURE_COUNT, TableWatcher
+
+    sc = make_script("cheat", ["A", "B"], 11, seconds=1.0)
+    w = TableWatcher(sc.layout, "cheat", lambda crop: Detections(), 30.0)
+    for t, sure in ((2.0, True), (3.0, False)):
+        w._batch(BatchSeen(t, "center", "facedown", 2, (), int(t * 30), (600.0, 300.0, 680.0, 400.0), sure))
+    lines = [e.to_dict() for e in w.finish() if e.type == "facedown"]
+    assert [(d["t"], d["count"], d.get("conf")) for d in lines] == [(2.0, 2, None), (3.0, 2, UNSURE_COUNT)]
+    assert UNSURE_COUNT < COUNT_SURE
+
+
 def test_two_cards_laid_sideways_a_strip_apart_are_two_though_their_outline_fits_one_upright_card() -> None:
     """CH-2: two backs laid sideways, the lower one's strip showing below the upper one, make an outer outline that
     an upright card fits about as well as the top card's own (rendered Cheat 3p s11: counted one, a count mismatch

@@ -278,6 +278,15 @@ def test_a_game_without_cards_or_slaps_draws_its_batches_reveals_and_rulings_on_
                              observations=[o for o in obs if o["type"] != "claim"])
     # a batch seen but never claimed names nobody: no column of noughts saying nobody played
     assert "<th>laid</th>" not in render_report(unclaimed)
+    # CH-2: a count the camera was unsure of (conf under the referee's COUNT_SURE) is marked so, where it shows
+    unsure = AuditSummary(video="cheat.mp4", game="cheat", players=["Ann", "Ben"], width=640, height=480, fps=30.0,
+                          frames=90, duration=3.0, cards=[], verdicts=verdicts[1:], slaps=[],
+                          observations=[{**obs[0], "conf": 0.25}, *obs[1:]])
+    text = render_report(unsure)
+    assert ">2? down<" in text and "2 face down (count unsure: a claim stands)" in text and "unsure of)" in text
+    assert ">2 down<" not in text and '<span class="flag">' not in text  # (nobody accused: not flagged)
+    assert '<span title="counted unsurely: the claim stood">2?</span>' in text
+    assert '<span class="flag">2</span>' in render_report(s)  # (a sure count that differs from the claim is)
 
 
 def test_a_jack_is_highlighted_on_the_timeline_of_slapjack_only() -> None:

@@ -75,6 +75,8 @@ class BatchSeen:
     cards: tuple[str, ...]
     frame: int
     box: tuple[float, float, float, float]
+    #: ``count`` is sure: not where the outline fit that counted the batch was (:attr:`vision.fan.Fit.sure`)
+    sure: bool = True
 
 
 @dataclass
@@ -95,6 +97,7 @@ class BatchWatcher(PileTracker):
     _same: int = 0
     _view: FlatView | None = None
     _batch_poses: list = field(default_factory=list)  # the last batch's cards (vision.fan.CardPose), top first
+    _fit_sure: bool = True  # the last outline fit's count is sure (vision.fan.Fit.sure)
     _batch_looks: tuple | None = None  # the crops (grey) the last batch was counted on: (now, the settled look before)
     _colour: np.ndarray | None = None  # the latest crop in colour (the deck's pictures are compared in colour)
     _faces_before: tuple = ()  # the faces of the look before, still or not
@@ -183,8 +186,10 @@ class BatchWatcher(PileTracker):
                     new.append(b)
             if new:
                 box = _union(new)
-                count = self._count_fanned() or len(new)
-                out = BatchSeen(self._since(box, t), self.zone.name, "facedown", count, (), index, box)
+                count = self._count_fanned()
+                sure = not count or self._fit_sure  # (no fit: the detector's boxes, as they are)
+                out = BatchSeen(self._since(box, t), self.zone.name, "facedown", count or len(new), (), index, box,
+                                sure)
             else:
                 out = self._unboxed_batch(index, t)
         self.known_backs = [b for _, b in backs]
@@ -202,8 +207,9 @@ class BatchWatcher(PileTracker):
         now = self._still_part(self._frames[-1][2])
         self._batch_looks = (now, self._settled)
         bare = self._settled is not None and not self.known_backs and not self.known_faces  # (the pile was taken)
-        self._batch_poses = fit_batch(now, self._view, self._settled, self._seams(), bare)
-        return len(self._batch_poses)  # (the top one changed)
+        fit = fit_batch(now, self._view, self._settled, self._seams(), bare)
+        self._batch_poses, self._fit_sure = fit, fit.sure
+        return len(fit)  # (the top one changed)
 
     def _still_part(self, now: np.ndarray) -> np.ndarray:
         """``now`` (the crop, grey) with what is moving in it (against the frame :data:`STILL_FRAMES` before) shown as
@@ -238,7 +244,7 @@ class BatchWatcher(PileTracker):
             self._batch_poses, self._batch_looks = kept  # (the batch a reveal would turn up is still the last one)
             return None
         box = self._poses_box(self._batch_poses)
-        return BatchSeen(self._since(box, t), self.zone.name, "facedown", count, (), index, box)
+        return BatchSeen(self._since(box, t), self.zone.name, "facedown", count, (), index, box, self._fit_sure)
 
     def _poses_box(self, poses: list) -> tuple[float, float, float, float]:
         """The frame-pixel box around cards lying at ``poses`` (table mm), through the table's homography."""

@@ -87,6 +87,10 @@ BACKS_OVER_FACES = ("speed",)
 #: second search named the old top's look-alike where the first had named it right (rendered Speed 2p s6 1.9 s: JH
 #: read JD, and JD confirmed with the QS laid on it as a race): held out, verdicts alike 47 -> 39 of 105 with it
 READ_ONCE = ("speed",)
+#: the ``conf`` of a ``facedown`` line whose count the outline fit is unsure of (``BatchSeen.sure``): under the Cheat
+#: referee's ``COUNT_SURE``, so that a claim that differs is taken at its word, not called a count mismatch (a sure
+#: count's line carries no ``conf``, as one typed by hand)
+UNSURE_COUNT = 0.25
 #: the Speed and Spit centre piles, where both players lay cards
 CENTRE_PILES = ("left", "right")
 #: games whose cards are carried face up over the piles, and how far (share of its size) a card's box may move
@@ -1169,7 +1173,8 @@ class TableWatcher:
             return
         evidence = {"frame": seen.frame, "box": [round(v, 1) for v in seen.box]}
         if seen.kind == "facedown":
-            ev = Event(t=round(seen.t, 4), type="facedown", zone=seen.zone, count=seen.count, evidence=evidence)
+            ev = Event(t=round(seen.t, 4), type="facedown", zone=seen.zone, count=seen.count,
+                       conf=None if seen.sure else UNSURE_COUNT, evidence=evidence)
         else:
             ev = Event(t=round(seen.t, 4), type="reveal", zone=seen.zone, cards=tuple(seen.cards), evidence=evidence)
         heapq.heappush(self._pending, (seen.t, next(self._seq), ev, seen))

@@ -12,6 +12,10 @@ Decisions where the spec is silent:
   challenge, where the usual slip is a reset to A). A doubted batch is judged against the rank the
   sequence fixes, not the misspoken one. A claim whose count differs from the backs is ``count_mismatch``
   (CH-2); the backs are what was placed.
+- A ``facedown`` line whose ``conf`` is under :data:`COUNT_SURE` is a count the camera is unsure of (a batch laid
+  nearly squared shows its lower cards as slivers): a claim that differs from it is taken at its word, silently
+  (nobody is accused of what the camera did not see: CH-2's infraction needs the backs counted), and a reveal's
+  cards are what the batch was. Without ``conf``, or from :data:`COUNT_SURE` on, the backs stand as above.
 - Which batch a ``doubt`` aims at: the current batch, unless (a) the caller placed it themselves, or
   (b) the log carries claims and the current batch's claim has not been heard yet (nobody doubts a claim
   before it is made). Then it aims at the previous batch and is a ``late_challenge`` (CH-3), or gets no
@@ -44,6 +48,9 @@ from engine.referee import Referee
 from engine.verdicts import Anomaly, Impossible, Output
 
 OPEN, CHALLENGED, REVEALED = 0, 1, 2  # the last batch: undoubted, doubted (awaiting reveal), turned up
+#: a ``facedown`` count whose ``conf`` is under this is one the camera is unsure of: the claim's count, or the reveal's
+#: cards, stand for it (see the module's decisions)
+COUNT_SURE = 0.5
 _NUM = ("no", "one", "two", "three", "four")
 
 
@@ -73,6 +80,7 @@ class CheatReferee(Referee):
     # the last batch placed
     batch_player: str | None = None
     batch_count: int = 0
+    batch_sure: bool = True  # the batch's count was given surely (not a camera's unsure count: COUNT_SURE)
     batch_rank: int = 0
     batch_state: int = OPEN
     batch_claimed: bool = False
@@ -159,6 +167,7 @@ class CheatReferee(Referee):
         self.pile += n
         self.batch_player = p
         self.batch_count = n
+        self.batch_sure = ev.conf is None or ev.conf >= COUNT_SURE
         self.batch_rank = self.rank_i
         self.batch_state = OPEN
         self.batch_claimed = False
@@ -195,12 +204,28 @@ class CheatReferee(Referee):
                                     f"Wrong rank: {p} must claim {rank_name(due, plural=True)}",
                                     player=p, claimed=ev.rank, rank=due))
         claimed = ev.count or 0
-        if claimed != self.batch_count:
+        if claimed != self.batch_count and self._recountable(claimed):
+            self._recount(claimed)  # (the camera was unsure of its count: the claim is taken at its word)
+        elif claimed != self.batch_count:
             out.append(self.verdict(
                 "count_mismatch", "CH-2",
                 f"Count mismatch: {p} claimed {_num(claimed)} but placed {_num(self.batch_count)}",
                 player=p, cards=self.batch_count, claimed=claimed))
         return out
+
+    def _recountable(self, n: int) -> bool:
+        """Whether the last batch's count may be taken as ``n`` instead: the camera was unsure of it
+        (:data:`COUNT_SURE`) and its player could have placed ``n`` (1-4 cards, no more than they held)."""
+        p = self.batch_player
+        return p is not None and not self.batch_sure and 0 < n <= min(4, self.hands[p] + self.batch_count)
+
+    def _recount(self, n: int) -> None:
+        """The last batch held ``n`` cards, not the unsure count: the hand and the pile say so, and it stands."""
+        p = self.batch_player
+        assert p is not None
+        self.hands[p] += self.batch_count - n
+        self.pile += n - self.batch_count
+        self.batch_count, self.batch_sure = n, True
 
     def _call(self, ev: Event) -> list[Output]:
         """CH-3 / CH-7: a doubt joins the race on the last batch, or is late for the one before."""
@@ -261,7 +286,7 @@ class CheatReferee(Referee):
         if self.batch_state == OPEN:
             raise Impossible(f"nobody doubted {bp}'s batch; it stays face down", "CH-3")
         cards = ev.cards or ()
-        if len(cards) != self.batch_count:
+        if len(cards) != self.batch_count and not self._recountable(len(cards)):
             raise Impossible(f"{len(cards)} cards turned up, but {bp}'s batch has {self.batch_count}", "CH-3")
         shown = set(cards)
         if len(shown) != len(cards):
@@ -276,9 +301,11 @@ class CheatReferee(Referee):
                 raise Impossible(f"{', '.join(sorted(held & shown))} picked up by {q}, not placed by {bp}",
                                  "CH-3")
         mine = self.known[bp]
-        if mine and len(mine - shown) > self.hands[bp]:
+        if mine and len(mine - shown) > self.hands[bp] + self.batch_count - len(cards):
             raise Impossible(f"{bp} placed cards known to stay in their hand", "CH-3")
         # --- the event can happen: change the state
+        if len(cards) != self.batch_count:
+            self._recount(len(cards))  # (an unsure count: the cards turned up are the batch)
         if self.challenger is None:
             self._close_race()
         ch = self.challenger
