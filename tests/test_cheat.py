@@ -169,6 +169,34 @@ def test_ch_3_the_cards_turned_up_are_the_batch_whose_count_the_camera_was_unsur
     assert_impossible(ref, reveal(2.0, "AS", "2H"), "CH-3", "batch has 1")
 
 
+def test_ch_2_an_unsure_count_of_more_than_four_waits_for_the_claim() -> None:
+    """CH-2: more than four backs counted unsurely is no illegal play called at once: the claim says how many (a
+    count of five made surely still is one)."""
+    ref, out = referee(ABC, {**fd(1.0, "A", 5), "conf": 0.25}, claim(1.2, "A", 3, "A"))
+    assert verdicts(out) == [] and (ref.batch_count, ref.pile) == (3, 3)
+    out = run(ABC, fd(1.0, "A", 5), claim(1.2, "A", 3, "A"))
+    assert [(v["kind"], v["rule"]) for v in verdicts(out)] == [("illegal_play", "CH-2"), ("count_mismatch", "CH-2")]
+
+
+def test_ch_2_a_claim_by_the_next_player_after_a_claimed_batch_is_of_a_batch_nobody_logged() -> None:
+    """CH-2 / G-1: every turn places cards and claims them, so a claim by the player due next, the last batch claimed
+    already, says a batch was laid that no line logged (a camera missed it): as many cards as claimed. The doubt that
+    follows aims at it, not at the batch before (no "too late")."""
+    lines = [fd(1.0, "A", 1), claim(1.2, "A", 1, "A"), claim(2.2, "B", 2, "2"), doubt(2.6, "C")]
+    ref, out = referee(ABC, *lines)
+    assert anomalies(out) == [] and verdicts(out) == []
+    assert (ref.batch_player, ref.batch_count, ref.pile, ref.hands["B"]) == ("B", 2, 3, 17 - 2)
+    out = run(ABC, *lines, reveal(3.0, "2S", "2H"))
+    assert [(v["kind"], v["player"], v["cards"]) for v in verdicts(out)] == [("challenge_true", "C", 3)]
+    # a claim by one not due next, or before the last batch's own claim, is still an anomaly (G-1)
+    ref, _ = referee(ABC, fd(1.0, "A", 1), claim(1.2, "A", 1, "A"))
+    assert_impossible(ref, claim(2.2, "C", 2, "2"), "G-1", "A's")
+    # CH-6: the unlogged batch landing on A's undoubted last cards ends the game: its claim is ruled no further
+    ref.hands["A"] = 0
+    out = [o.to_dict() for o in ref.push(parse_event(claim(2.2, "B", 2, "5")))]
+    assert [(v["kind"], v["player"]) for v in verdicts(out)] == [("win", "A")] and ref.outcome is not None
+
+
 def test_ch_2_the_backs_not_the_claim_are_what_was_placed() -> None:
     """CH-2: after a mismatch the reveal must show the counted backs, not the claimed number."""
     lines = [fd(1.0, "A", 2), claim(1.2, "A", 3, "A"), doubt(1.6, "B")]

@@ -401,11 +401,11 @@ def fit_cards(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
               top_angles: np.ndarray | None = None, seams: np.ndarray | None = None, bare: bool = False,
               smooth: float = 0.0) -> Fit:
     """The cards lying in ``now`` (a grey crop of a settled pile, no hand over it), top first, and whether their
-    count is sure (:attr:`Fit.sure`). ``before``: the crop
-    at the settled look before, to say what changed. ``top_angles``: the angles (degrees) the top card is tried
-    at, all where None. ``seams``: for backs printed to their edges, where their pattern breaks, an edge too
-    (:func:`seam_edges`). ``bare``: ``before`` showed no card (every card is the batch's). ``smooth``: the crops
-    blurred that much (camera px) before they are turned flat (:data:`FINE_PATTERN_BLUR`)."""
+    count is sure (:attr:`Fit.sure`). ``before``: the crop at the settled look before, to say what changed.
+    ``top_angles``: the angles (degrees) the top card is tried at, all where None. ``seams``: for backs printed to
+    their edges, where their pattern breaks, an edge too (:func:`seam_edges`). ``bare``: ``before`` showed no card
+    (every card is the batch's). ``smooth``: the crops blurred that much (camera px) before they are turned flat
+    (:data:`FINE_PATTERN_BLUR`)."""
     flat, gx, gy = _gradients(now, view, smooth)
     grad = np.hypot(gx, gy)
     changed = np.ones_like(flat)
