@@ -180,7 +180,8 @@ def test_ch_2_an_unsure_count_of_more_than_four_waits_for_the_claim() -> None:
 
 def test_ch_2_a_claim_by_the_next_player_after_a_claimed_batch_is_of_a_batch_nobody_logged() -> None:
     """CH-2 / G-1: every turn places cards and claims them, so a claim by the player due next, the last batch claimed
-    already, says a batch was laid that no line logged (a camera missed it): as many cards as claimed. The doubt that
+    already (or none laid yet), says a batch was laid that no line logged (a camera missed it): as many cards as
+    claimed. The doubt that
     follows aims at it, not at the batch before (no "too late")."""
     lines = [fd(1.0, "A", 1), claim(1.2, "A", 1, "A"), claim(2.2, "B", 2, "2"), doubt(2.6, "C")]
     ref, out = referee(ABC, *lines)
@@ -191,7 +192,11 @@ def test_ch_2_a_claim_by_the_next_player_after_a_claimed_batch_is_of_a_batch_nob
     # a claim by one not due next, or before the last batch's own claim, is still an anomaly (G-1)
     ref, _ = referee(ABC, fd(1.0, "A", 1), claim(1.2, "A", 1, "A"))
     assert_impossible(ref, claim(2.2, "C", 2, "2"), "G-1", "A's")
+    # the first batch of all too: the player due to place it claims it, nothing logged before
+    ref, out = referee(ABC, claim(1.2, "A", 2, "A"), fd(2.0, "B", 1), claim(2.2, "B", 1, "2"))
+    assert anomalies(out) == [] and verdicts(out) == [] and (ref.pile, ref.hands["A"]) == (3, 18 - 2)
     # CH-6: the unlogged batch landing on A's undoubted last cards ends the game: its claim is ruled no further
+    ref, _ = referee(ABC, fd(1.0, "A", 1), claim(1.2, "A", 1, "A"))
     ref.hands["A"] = 0
     out = [o.to_dict() for o in ref.push(parse_event(claim(2.2, "B", 2, "5")))]
     assert [(v["kind"], v["player"]) for v in verdicts(out)] == [("win", "A")] and ref.outcome is not None
@@ -238,9 +243,10 @@ def test_ch_2_facedown_without_player_is_the_player_due() -> None:
 
 
 def test_ch_2_claim_must_follow_its_own_batch() -> None:
-    """CH-2 / CH-3: a claim needs a batch before it, by the same player, once."""
+    """CH-2 / CH-3: a claim needs a batch before it, by the same player, once (a claim by the player due to place the
+    first batch is of one nobody logged: see the test after the next)."""
     ref, _ = referee(ABC)
-    assert_impossible(ref, claim(1.0, "A", 1, "A"), "CH-3", "no batch")
+    assert_impossible(ref, claim(1.0, "B", 1, "A"), "CH-3", "no batch")
     ref, _ = referee(ABC, fd(1.0, "A", 1))
     assert_impossible(ref, claim(1.2, "B", 1, "A"), "G-1", "A's")
     ref, _ = referee(ABC, fd(1.0, "A", 1), claim(1.2, "A", 1, "A"))

@@ -16,11 +16,11 @@ Decisions where the spec is silent:
   nearly squared shows its lower cards as slivers): a claim that differs from it is taken at its word, silently
   (nobody is accused of what the camera did not see: CH-2's infraction needs the backs counted), and a reveal's
   cards are what the batch was. Without ``conf``, or from :data:`COUNT_SURE` on, the backs stand as above.
-- A claim by the player due to place the next batch, made when the last batch was claimed already, is of a batch
-  nobody logged (the camera missed it: laid while the last hand was still over the pile): it was laid, as many
-  cards as claimed, and is claimed (its landing may end the game first, CH-6). Where the last batch is unclaimed, a
-  claim by anyone else is still an anomaly (G-1). A camera's unsure count of more than four (CH-2's illegal play)
-  waits for the claim instead.
+- A claim by the player due to place the next batch, made when the last batch was claimed already (or before any
+  batch), is of a batch nobody logged (the camera missed it: laid while the last hand was still over the pile): it
+  was laid, as many cards as claimed, and is claimed (its landing may end the game first, CH-6). Where the last
+  batch is unclaimed, a claim by anyone else is still an anomaly (G-1), as is one before any batch by a player not
+  due to lay it. A camera's unsure count of more than four (CH-2's illegal play) waits for the claim instead.
 - Which batch a ``doubt`` aims at: the current batch, unless (a) the caller placed it themselves, or
   (b) the log carries claims and the current batch's claim has not been heard yet (nobody doubts a claim
   before it is made). Then it aims at the previous batch and is a ``late_challenge`` (CH-3), or gets no
@@ -192,7 +192,7 @@ class CheatReferee(Referee):
     def _claim(self, ev: Event) -> list[Output]:
         """CH-2: the claim must name the sequence's rank and the number of backs placed."""
         p = self.batch_player
-        if p is not None and ev.player != p and self._unseen_batch(ev):
+        if ev.player != p and self._unseen_batch(ev):
             # the claim of a batch the camera did not see: it was laid (CH-2), as many cards as claimed
             out = self._facedown(dataclasses.replace(ev, type="facedown", zone="center", conf=None))
             return out if self.outcome is not None else out + self._claim(ev)  # (it may end the game: CH-6)
@@ -225,10 +225,11 @@ class CheatReferee(Referee):
 
     def _unseen_batch(self, ev: Event) -> bool:
         """Whether the claim ``ev`` is of a batch nobody logged: its player is the one due to place the next batch,
-        and the last batch was claimed already (a camera missed a batch laid while a hand was still over the pile,
-        or a scorer typed the claims alone)."""
+        and the last batch was claimed already, or none was laid yet (a camera missed a batch laid while a hand was
+        still over the pile, or a scorer typed the claims alone)."""
         n = ev.count or 0
-        return ev.player == self.players[self.turn] and self.batch_claimed and 0 < n <= min(4, self.hands[ev.player])
+        return (ev.player == self.players[self.turn] and (self.batch_claimed or self.batch_player is None)
+                and 0 < n <= min(4, self.hands[ev.player]))
 
     def _recountable(self, n: int) -> bool:
         """Whether the last batch's count may be taken as ``n`` instead: the camera was unsure of it
