@@ -95,17 +95,21 @@ def test_lines_in_time_order_are_ruled_as_a_plain_referee_rules_them(seed: int) 
 
 #: what a game's state is, to compare (the fields its ``copy`` copies: the rest is fixed or derived)
 STATE = {"speed": ("piles", "held", "side", "where", "outcome"), "spit": ("down", "up", "tops", "spit", "held", "top",
-                                                                          "size", "outcome")}
+                                                                          "size", "outcome"),
+         "cheat": ("hands", "pile", "turn", "rank_i", "batch_player", "batch_count", "batch_claimed", "outcome")}
 
 
-@pytest.mark.parametrize(("game", "seed"), [("speed", 4), ("speed", 5), ("speed", 8), ("spit", 4), ("spit", 5)])
+@pytest.mark.parametrize(("game", "seed"), [("speed", 4), ("speed", 5), ("speed", 8), ("spit", 4), ("spit", 5),
+                                           ("cheat", 4), ("cheat", 5)])
 def test_lines_confirmed_late_end_in_the_state_of_the_lines_in_time_order(game: str, seed: int) -> None:
-    """SP-3, ST-7: card lines handed over up to 0.3 s after later ones (as the camera confirms them) leave the game
-    as the log in time order does."""
+    """SP-3, ST-7, CH-2: card lines handed over up to 0.3 s after later ones (as the camera confirms them), and a
+    Cheat batch's ``facedown`` line up to a second late (after its claim), leave the game as the log in time order
+    does."""
     header, events = simulate(game, 2, seed)
     rng = random.Random(seed)
-    arrival = sorted(range(len(events)), key=lambda i: events[i].t + (rng.uniform(0, 0.3) if events[i].type == "card"
-                                                                        else 0.0))
+    late = {"card": 0.3, "facedown": 1.0}
+    arrival = sorted(range(len(events)), key=lambda i: events[i].t + (rng.uniform(0, late[events[i].type])
+                                                                        if events[i].type in late else 0.0))
     assert arrival != sorted(arrival)  # (some lines do come late)
     plain, _ = replay_to_end(header, events)
     tl = Timeline(new_referee(header))
