@@ -386,7 +386,7 @@ def audit(video: str | Path, game: str, players: list[str], layout: str | Path, 
                     for s in watcher.slapper_found[n_slaps:]:
                         annot.contacts.append((s.t, s.zone, s.player))
                     annot.push(fr.index, fr.t, fr.image, watcher.boxes, watcher.looked)
-                if frames % 15 == 0:
+                if progress and frames % 15 == 0:
                     bar.set(fr.index + 1, _real_time(fr.t, t_start))
         except KeyboardInterrupt:
             stopped = f"stopped by the user at {last_t:.2f} s"

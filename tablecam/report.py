@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from engine.cards import rank
-from engine.games.cheat import COUNT_SURE
+from engine.games.cheat import count_sure
 from engine.verdicts import piles_moved
 
 #: seconds within which slaps on the same card are one race (and worth a look)
@@ -614,10 +614,10 @@ def _timeline(summary: AuditSummary, players: list[str]) -> str:
 
 
 def _unsure(o: dict) -> bool:
-    """A ``facedown`` line whose count the camera was unsure of (its ``conf`` under the Cheat referee's
-    ``COUNT_SURE``): the claim's count stood for it."""
+    """A ``facedown`` line whose count the camera was unsure of (:func:`engine.games.cheat.count_sure`): the claim's
+    count stood for it."""
     conf = o.get("conf")
-    return isinstance(conf, int | float) and conf < COUNT_SURE
+    return isinstance(conf, int | float) and not count_sure(conf)
 
 
 #: what a grey label on the timeline says, by the observation it marks (:func:`_table_marks`)

@@ -98,7 +98,7 @@ def test_a_fanned_batch_is_counted_and_the_pile_squared_under_it_is_not(n: int, 
 
 def test_a_card_laid_square_on_a_pile_of_the_same_backs_is_left_to_the_detector() -> None:
     """A single back laid just as the pile lies changes almost nothing a camera sees: the fit finds no new card, and
-    the watcher counts the detector's new backs instead (``BatchWatcher._count_fanned`` returns 0)."""
+    the watcher counts the detector's new backs instead (``BatchWatcher._count_fanned`` fits none)."""
     _, back, frame, view, crop, before = squared_pile(7, True)
     lay_back(frame, back, (0.5, -0.5), 1.0)
     assert len(fit_cards(grey(frame, crop), view, before)) == 0

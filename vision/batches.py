@@ -23,7 +23,7 @@ from calibration.homography import map_points
 from engine.cards import rank
 from models.classes import FACES
 from models.detector import Detections
-from vision.fan import ANGLE_STEP, FlatView, card_corners, fit_batch, fit_cards, refit_cards, seam_edges
+from vision.fan import ANGLE_STEP, Fit, FlatView, card_corners, fit_batch, fit_cards, refit_cards, seam_edges
 from vision.tracking import FACE_EXCLUDE, MOVED_GREY, STILL_FRAMES, PileTracker, _box_shift
 
 #: a hand box the detector is at least this sure of is a hand; one it is less sure of is a hand only while something
@@ -97,7 +97,6 @@ class BatchWatcher(PileTracker):
     _same: int = 0
     _view: FlatView | None = None
     _batch_poses: list = field(default_factory=list)  # the last batch's cards (vision.fan.CardPose), top first
-    _fit_sure: bool = True  # the last outline fit's count is sure (vision.fan.Fit.sure)
     _batch_looks: tuple | None = None  # the crops (grey) the last batch was counted on: (now, the settled look before)
     _colour: np.ndarray | None = None  # the latest crop in colour (the deck's pictures are compared in colour)
     _faces_before: tuple = ()  # the faces of the look before, still or not
@@ -186,10 +185,9 @@ class BatchWatcher(PileTracker):
                     new.append(b)
             if new:
                 box = _union(new)
-                count = self._count_fanned()
-                sure = not count or self._fit_sure  # (no fit: the detector's boxes, as they are)
-                out = BatchSeen(self._since(box, t), self.zone.name, "facedown", count or len(new), (), index, box,
-                                sure)
+                fit = self._count_fanned()  # (none: the detector's boxes, as they are, and sure)
+                out = BatchSeen(self._since(box, t), self.zone.name, "facedown", len(fit) or len(new), (), index, box,
+                                fit.sure)
             else:
                 out = self._unboxed_batch(index, t)
         self.known_backs = [b for _, b in backs]
@@ -197,19 +195,19 @@ class BatchWatcher(PileTracker):
         self._settled = self._frames[-1][2] if self._frames else None
         return out
 
-    def _count_fanned(self) -> int:
-        """The cards of the batch just laid, counted by their outlines (:mod:`vision.fan`), or 0 where that cannot
-        be done (no homography) or finds none: the detector sees a fan of two or three backs as one."""
+    def _count_fanned(self) -> Fit:
+        """The cards of the batch just laid, fitted by their outlines (:mod:`vision.fan`; their count, and whether it
+        is sure), or none where that cannot be done (no homography) or finds none: the detector sees a fan of two or
+        three backs as one."""
         if self.image_to_mm is None or not self._frames or not self.count_outlines:
-            return 0
+            return Fit()
         if self._view is None:
             self._view = FlatView.around(self.zone.polygon, self.image_to_mm, (self.crop[0], self.crop[1]))
         now = self._still_part(self._frames[-1][2])
         self._batch_looks = (now, self._settled)
         bare = self._settled is not None and not self.known_backs and not self.known_faces  # (the pile was taken)
-        fit = fit_batch(now, self._view, self._settled, self._seams(), bare)
-        self._batch_poses, self._fit_sure = fit, fit.sure
-        return len(fit)  # (the top one changed)
+        self._batch_poses = fit_batch(now, self._view, self._settled, self._seams(), bare)
+        return self._batch_poses  # (the top one changed)
 
     def _still_part(self, now: np.ndarray) -> np.ndarray:
         """``now`` (the crop, grey) with what is moving in it (against the frame :data:`STILL_FRAMES` before) shown as
@@ -237,14 +235,14 @@ class BatchWatcher(PileTracker):
         if self._settled is None or self.known_faces or self.image_to_mm is None or not self.count_outlines:
             return None
         kept = self._batch_poses, self._batch_looks
-        count = self._count_fanned()
+        fit = self._count_fanned()
         # the top card lies on the pile (its middle in the zone, as a back box's must): not a card in a hand coming in
         # over the zone's edge (rendered Cheat 4p s6 3.2 s: C's card, still, an arm's length from the pile)
-        if not count or not self.zone.contains(self._image_xy([self._batch_poses[0].centre]))[0]:
+        if not fit or not self.zone.contains(self._image_xy([fit[0].centre]))[0]:
             self._batch_poses, self._batch_looks = kept  # (the batch a reveal would turn up is still the last one)
             return None
-        box = self._poses_box(self._batch_poses)
-        return BatchSeen(self._since(box, t), self.zone.name, "facedown", count, (), index, box, self._fit_sure)
+        box = self._poses_box(fit)
+        return BatchSeen(self._since(box, t), self.zone.name, "facedown", len(fit), (), index, box, fit.sure)
 
     def _poses_box(self, poses: list) -> tuple[float, float, float, float]:
         """The frame-pixel box around cards lying at ``poses`` (table mm), through the table's homography."""

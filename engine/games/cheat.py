@@ -57,6 +57,12 @@ OPEN, CHALLENGED, REVEALED = 0, 1, 2  # the last batch: undoubted, doubted (awai
 #: a ``facedown`` count whose ``conf`` is under this is one the camera is unsure of: the claim's count, or the reveal's
 #: cards, stand for it (see the module's decisions)
 COUNT_SURE = 0.5
+
+
+def count_sure(conf: float | None) -> bool:
+    """Whether a ``facedown`` count given with ``conf`` stands against a claim (CH-2): none given (a line typed by
+    hand), or from :data:`COUNT_SURE` on."""
+    return conf is None or conf >= COUNT_SURE
 _NUM = ("no", "one", "two", "three", "four")
 
 
@@ -176,7 +182,7 @@ class CheatReferee(Referee):
         self.pile += n
         self.batch_player = p
         self.batch_count = n
-        self.batch_sure = ev.conf is None or ev.conf >= COUNT_SURE
+        self.batch_sure = count_sure(ev.conf)
         self.batch_rank = self.rank_i
         self.batch_state = OPEN
         self.batch_claimed = False
@@ -230,15 +236,19 @@ class CheatReferee(Referee):
         """Whether the claim ``ev`` is of a batch nobody logged: its player is the one due to place the next batch,
         and the last batch was claimed already, or none was laid yet (a camera missed a batch laid while a hand was
         still over the pile, or a scorer typed the claims alone)."""
-        n = ev.count or 0
         return (ev.player == self.players[self.turn] and (self.batch_claimed or self.batch_player is None)
-                and 0 < n <= min(4, self.hands[ev.player]))
+                and self._could_place(ev.player, ev.count or 0))
 
     def _recountable(self, n: int) -> bool:
         """Whether the last batch's count may be taken as ``n`` instead: the camera was unsure of it
         (:data:`COUNT_SURE`) and its player could have placed ``n`` (1-4 cards, no more than they held)."""
         p = self.batch_player
-        return p is not None and not self.batch_sure and 0 < n <= min(4, self.hands[p] + self.batch_count)
+        return p is not None and not self.batch_sure and self._could_place(p, n, self.batch_count)
+
+    def _could_place(self, p: str, n: int, back: int = 0) -> bool:
+        """Whether ``p`` could have placed a batch of ``n``: 1-4 cards (CH-2), no more than they held (with the
+        ``back`` cards of their last batch in hand again)."""
+        return 0 < n <= min(4, self.hands[p] + back)
 
     def _recount(self, n: int) -> None:
         """The last batch held ``n`` cards, not the unsure count: the hand and the pile say so, and it stands."""
