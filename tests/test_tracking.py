@@ -1525,3 +1525,43 @@ def test_the_tops_twin_read_at_its_place_when_nothing_came_over_the_pile_is_the_
     assert _twin_read_on_the_top(carried_back=False) == [("AD", 0), ("KS", 7)]
     assert _twin_read_on_the_top(carried_back=False, part=True) == [("AD", 0), ("KS", 7)]
     assert _twin_read_on_the_top(carried_back=True)[-1][0] == "KC"
+
+
+def _part_of_the_top_read_under_the_next_back(laid: bool) -> list[str]:
+    """A Speed centre pile, 8C on top; the next card comes carried face down over its lower left, and a look reads
+    the upper right of the pile as 6C (``laid``: a 6C was laid there under that back, and what shows of the pile
+    changed; else what shows is 8C as it lay); then 9C lands on the pile. The cards confirmed, in order."""
+    tr = PileTracker(ZONE, zone_crop(ZONE, FRAME), every=1, carried=0.15, races=True, removals=True, lay_once=0.75,
+                     carried_face_down=True)
+    table = np.full((480, 640, 3), 90, np.uint8)
+    table[150:260, 160:240] = 235  # 8C, its pips
+    for y, x in ((165, 200), (190, 215), (215, 185), (240, 205)):
+        table[y:y + 12, x:x + 12] = 30
+    eight = ("8C", 0.9, (160.0, 150.0, 240.0, 260.0))
+    confirmed = []
+    for i in range(4):
+        confirmed += _look(tr, i, table.copy(), dets(eight))
+    img = table.copy()
+    if laid:  # (a 6C laid a little off the 8C: its paper and pips where the 8C's showed)
+        img[148:262, 165:245] = 225
+        for y, x in ((160, 180), (160, 220), (200, 180), (200, 220)):
+            img[y:y + 12, x:x + 12] = 40
+    img[185:295, 125:205] = 60  # the next card, carried face down
+    confirmed += _look(tr, 4, img, dets(("6C", 0.9, (172.0, 150.0, 240.0, 230.0)),
+                                        ("back", 0.9, (125.0, 185.0, 205.0, 295.0))))
+    nine = table.copy()
+    nine[145:255, 165:245] = 215
+    nine[170:190, 190:210] = 25
+    for i in range(5, 9):
+        confirmed += _look(tr, i, nine.copy(), dets(("9C", 0.9, (165.0, 145.0, 245.0, 255.0))))
+    return [c.card for c in confirmed]
+
+
+def test_part_of_the_top_read_as_another_card_under_the_next_back_is_the_top_if_what_shows_is_unchanged() -> None:
+    """SP-2 (Speed): the top's upper half, its lower half under the next card carried face down, read as another
+    card at its very place, where what shows of the pile is the top as it lay, is the top misread, not a card laid
+    and covered at once (rendered Speed 2p s12 15.93 s: 8C's upper half read 6C at 0.9, taken for a 6C played under
+    the 9C that came next; the 9C was taken back unseen and four later plays were called illegal). Where what shows
+    changed, a card was laid there."""
+    assert _part_of_the_top_read_under_the_next_back(laid=False) == ["8C", "9C"]
+    assert _part_of_the_top_read_under_the_next_back(laid=True) == ["8C", "6C", "9C"]

@@ -39,6 +39,12 @@ FACE_EXCLUDE = frozenset({"back", "hand"})
 READ_BOUND_S = 0.3
 #: a pixel within this many grey levels (0-255) of a card's clean look still shows it as it was
 SAME_GREY = 24
+#: a read on the top's place, the top unread and partly covered, whose uncovered part (TOP_AS_IT_WAS_MARGIN px off
+#: the covering boxes, at least TOP_AS_IT_WAS_SHOWS of its box) differs from the last look that read the top by at
+#: most this (mean grey, 0-255: codec noise) is the top misread (:meth:`PileTracker._top_as_it_was`)
+TOP_AS_IT_WAS_GREY = 8.0
+TOP_AS_IT_WAS_MARGIN = 3
+TOP_AS_IT_WAS_SHOWS = 0.25
 #: a card partly under a hand shows at least this share of its telling pixels as in its clean look ...
 PART_SHOWN = 0.3
 #: ... and where it was not yet, less than this share of the least it showed partly (:meth:`PileTracker.first_seen`)
@@ -383,6 +389,7 @@ class PileTracker:
     _backs_only: deque = field(default_factory=deque)  # times of the recent looks that read no face under a back
     _steady: dict = field(default_factory=dict)  # code read -> (looks in a row at one place, its box, surest read)
     _box_at: dict = field(default_factory=dict)  # confirmed card -> its box in the look that confirmed it
+    _box_read: dict = field(default_factory=dict)  # code -> its box in the latest look that read it
     _conf_at: dict = field(default_factory=dict)  # confirmed card -> how surely the look that confirmed it read it
     #: something moving over the zone is a hand, boxed or not: a pale sleeve on a grey cloth goes unboxed (Snap,
     #: Slapjack: a pile is not seen empty under it)
@@ -542,6 +549,9 @@ class PileTracker:
         # seen empty
         backs = [b for b, n in zip(dets.xyxy, dets.class_name, strict=True) if n == "back"] if len(dets) else []
         back_over = any(_overlap((zx0, zy0, zx1, zy1), b) for b in backs)
+        if self.carried_face_down and self.top is not None:
+            inside = [(c, self.top, b) if self._top_as_it_was(n, b, inside, backs + hand_boxes, t) else (c, n, b)
+                      for c, n, b in inside]
         looked = {n for _, n, _ in inside}  # the codes read on the pile in this look
         if back_over and not on_pile:
             self._backs_only.append(t)
@@ -623,6 +633,7 @@ class PileTracker:
         new = [(c, n, b) for c, n, b in inside if n not in self.history]
         for _, n, b in inside:
             self._last_seen[n] = t
+            self._box_read[n] = tuple(float(v) for v in b)
             if n not in self._place or _area(b) < _area(self._place[n]):
                 self._place[n] = tuple(float(v) for v in b)
             if self.row:
@@ -838,6 +849,41 @@ class PileTracker:
         0.9); a card laid on it is boxed about as large, or read as surely (a card laid sideways on one turned 45
         degrees boxes inside the other's box, 0.62 of it)."""
         return self.top is not None and any(n == self.top and c > conf and _part_of(box, b) for c, n, b in inside)
+
+    def _top_as_it_was(self, code: str, box: Any, inside: list[tuple[float, str, Any]], over: list[Any],
+                       t: float) -> bool:
+        """Whether a read of ``code`` in this look is the top misread: the top not read in it, ``box`` on the top's
+        place (inside its box), part of it under a card back or hand (``over``), and the rest as it was in the last
+        look that read the top (:data:`TOP_AS_IT_WAS_GREY`): nothing was laid there, what shows is the top. Half
+        under the next card carried face down, a card's upper half reads as another (rendered Speed 2p s12 15.93 s:
+        8C's upper half read 6C at 0.9, taken for a 6C laid and covered by the 9C that came next; the pile's top
+        stayed a 9C taken back unseen, and the next four plays were called illegal)."""
+        top = self.top
+        at = [b for b in (self._box_at.get(top), self._box_read.get(top)) if b is not None]
+        if code == top or not at or top not in self._last_seen or any(n == top for _, n, _ in inside) \
+                or not any(_inside(box, b) for b in at) or not any(_overlap(box, o) for o in over) or not self._frames \
+                or abs(self._frames[-1][1] - t) > 1e-6:
+            return False
+        then = next((f for f in reversed(self._frames) if abs(f[1] - self._last_seen[top]) <= 1e-6), None)
+        if then is None:
+            return False
+        x0, y0 = self.crop[0], self.crop[1]
+        bx0, by0, bx1, by1 = (int(round(float(v))) for v in box)
+        now_grey, then_grey = self._frames[-1][2], then[2]
+        r0, r1, c0, c1 = max(0, by0 - y0), max(0, by1 - y0), max(0, bx0 - x0), max(0, bx1 - x0)
+        shows = np.ones((max(0, min(r1, now_grey.shape[0]) - r0), max(0, min(c1, now_grey.shape[1]) - c0)), bool)
+        if not shows.size:
+            return False
+        for o in over:  # (a margin around each: a hand's box or a back's may miss its shadow, its edge)
+            ox0, oy0, ox1, oy1 = (int(round(float(v))) for v in o)
+            m = TOP_AS_IT_WAS_MARGIN
+            shows[max(0, oy0 - y0 - r0 - m):max(0, oy1 - y0 - r0 + m), max(0, ox0 - x0 - c0 - m):max(0, ox1 - x0 - c0 + m)] \
+                = False
+        if shows.mean() < TOP_AS_IT_WAS_SHOWS:
+            return False
+        diff = np.abs(now_grey[r0:r0 + shows.shape[0], c0:c0 + shows.shape[1]].astype(np.int16)
+                      - then_grey[r0:r0 + shows.shape[0], c0:c0 + shows.shape[1]].astype(np.int16))
+        return float(diff[shows].mean()) <= TOP_AS_IT_WAS_GREY
 
     def _laid_and_taken(self, t: float) -> CardSeen | None:
         """The one new card read surely (:attr:`read_before_take`) since the top, never confirmed, on a pile now
