@@ -875,10 +875,10 @@ class PileTracker:
         if not shows.size:
             return False
         for o in over:  # (a margin around each: a hand's box or a back's may miss its shadow, its edge)
-            ox0, oy0, ox1, oy1 = (int(round(float(v))) for v in o)
             m = TOP_AS_IT_WAS_MARGIN
-            shows[max(0, oy0 - y0 - r0 - m):max(0, oy1 - y0 - r0 + m), max(0, ox0 - x0 - c0 - m):max(0, ox1 - x0 - c0 + m)] \
-                = False
+            ox0, oy0 = int(round(float(o[0]))) - x0 - c0 - m, int(round(float(o[1]))) - y0 - r0 - m
+            ox1, oy1 = int(round(float(o[2]))) - x0 - c0 + m, int(round(float(o[3]))) - y0 - r0 + m
+            shows[max(0, oy0):max(0, oy1), max(0, ox0):max(0, ox1)] = False
         if shows.mean() < TOP_AS_IT_WAS_SHOWS:
             return False
         diff = np.abs(now_grey[r0:r0 + shows.shape[0], c0:c0 + shows.shape[1]].astype(np.int16)
