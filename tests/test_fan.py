@@ -312,7 +312,7 @@ def test_a_reveal_read_unsure_on_a_sideways_fit_is_read_again_on_the_batch_fitte
     def blurred(img: np.ndarray) -> np.ndarray:  # as a video codec leaves it (without, strips' rims are too sharp)
         return cv2.GaussianBlur(img, (0, 0), 0.8)
 
-    assert reveal((blurred(grey(frame, crop)), before)) == tuple(sorted(codes))
+    assert reveal((blurred(grey(frame, crop)), before, False)) == tuple(sorted(codes))
 
 
 @pytest.mark.parametrize(("codes", "base", "light", "seed"), [

@@ -23,7 +23,7 @@ from calibration.homography import map_points
 from engine.cards import rank
 from models.classes import FACES
 from models.detector import Detections
-from vision.fan import ANGLE_STEP, Fit, FlatView, card_corners, fit_batch, fit_cards, refit_cards, seam_edges
+from vision.fan import Fit, FlatView, card_corners, fit_batch, fit_turned, refit_cards
 from vision.tracking import FACE_EXCLUDE, MOVED_GREY, STILL_FRAMES, PileTracker, _box_shift
 
 #: a hand box the detector is at least this sure of is a hand; one it is less sure of is a hand only while something
@@ -97,7 +97,8 @@ class BatchWatcher(PileTracker):
     _same: int = 0
     _view: FlatView | None = None
     _batch_poses: list = field(default_factory=list)  # the last batch's cards (vision.fan.CardPose), top first
-    _batch_looks: tuple | None = None  # the crops (grey) the last batch was counted on: (now, the settled look before)
+    #: the crops (grey) the last batch was counted on: (now, the settled look before, whether that showed no card)
+    _batch_looks: tuple | None = None
     _colour: np.ndarray | None = None  # the latest crop in colour (the deck's pictures are compared in colour)
     _faces_before: tuple = ()  # the faces of the look before, still or not
     _named: frozenset = frozenset()  # the faces the detector named surely in the latest look (NAMED_SURE)
@@ -204,8 +205,8 @@ class BatchWatcher(PileTracker):
         if self._view is None:
             self._view = FlatView.around(self.zone.polygon, self.image_to_mm, (self.crop[0], self.crop[1]))
         now = self._still_part(self._frames[-1][2])
-        self._batch_looks = (now, self._settled)
         bare = self._settled is not None and not self.known_backs and not self.known_faces  # (the pile was taken)
+        self._batch_looks = (now, self._settled, bare)
         self._batch_poses = fit_batch(now, self._view, self._settled, self._seams(), bare)
         return self._batch_poses  # (the top one changed)
 
@@ -265,10 +266,8 @@ class BatchWatcher(PileTracker):
             return ()
         self._batch_poses, cards, sure = self._read_face_up(self._batch_poses)
         if sure < TURNED_SURE and self._batch_looks is not None and self._view is not None:
-            a = self._batch_poses[0].angle
-            now, before = self._batch_looks
-            turned = fit_cards(now, self._view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP),
-                               seam_edges(now, self._view, before) if self._seams() else None)
+            now, before, bare = self._batch_looks
+            turned = fit_turned(now, self._view, before, self._batch_poses[0].angle, self._seams(), bare)
             # as many cards as were counted (the referee holds the batch at that count: rendered Cheat s11 11.58 s,
             # two sideways cards fitted as one upright, were counted one; read two, the reveal was refused)
             if len(turned) == len(self._batch_poses):

@@ -503,17 +503,38 @@ def fit_batch(now: np.ndarray, view: FlatView, before: np.ndarray | None = None,
     sharp, a strip 0.28 of the lower card showing: two). On 9 rendered games (109 batches fitted) it changed two counts,
     both to the truth's; of the single cards, none turned fits showed a strip under them with a top this sharp.
     ``seams``: the backs are printed to their edges (:func:`seam_edges`); ``bare``: ``before`` showed no card."""
-    periods = _batch_periods(now, before) if seams else []  # (once for both fits, and both questions)
-    edges = seam_edges(now, view, before, periods) if seams else None
-    smooth = FINE_PATTERN_BLUR if fine_pattern(now, view, before, periods) else 0.0
+    edges, smooth = _fit_looks(now, view, before, seams)
     cards = fit_cards(now, view, before, seams=edges, bare=bare, smooth=smooth)
     if not cards:
         return cards
-    a = cards[0].angle
-    turned = fit_cards(now, view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP), edges, bare, smooth)
+    turned = _turned_fit(now, view, before, cards[0].angle, edges, bare, smooth)
     if len(turned) > len(cards) and turned[0].edge >= SIDEWAYS_TOP * cards[0].edge and turned[1].shown >= MIN_SHOWN:
         return turned
     return cards
+
+
+def fit_turned(now: np.ndarray, view: FlatView, before: np.ndarray | None, top_angle: float, seams: bool = False,
+               bare: bool = False) -> Fit:
+    """The batch fitted as :func:`fit_batch` fits it with its top card turned a quarter from ``top_angle``: a
+    reveal read unsurely at the batch's poses is read again on this fit (``vision.batches``)."""
+    edges, smooth = _fit_looks(now, view, before, seams)
+    return _turned_fit(now, view, before, top_angle, edges, bare, smooth)
+
+
+def _fit_looks(now: np.ndarray, view: FlatView, before: np.ndarray | None, seams: bool
+               ) -> tuple[np.ndarray | None, float]:
+    """What a batch's fits are made on: the seams of backs printed to their edges (``seams``), and the blur of a
+    fine pattern (:data:`FINE_PATTERN_BLUR` where there is one, else 0)."""
+    periods = _batch_periods(now, before) if seams else []  # (once for both questions)
+    edges = seam_edges(now, view, before, periods) if seams else None
+    return edges, FINE_PATTERN_BLUR if fine_pattern(now, view, before, periods) else 0.0
+
+
+def _turned_fit(now: np.ndarray, view: FlatView, before: np.ndarray | None, top_angle: float,
+                edges: np.ndarray | None, bare: bool, smooth: float) -> Fit:
+    """:func:`fit_cards` with the top card turned 60-120 degrees from ``top_angle``."""
+    a = top_angle
+    return fit_cards(now, view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP), edges, bare, smooth)
 
 
 #: :func:`refit_cards` looks for each card this far from where it was fitted face down (mm, degrees), in these steps
