@@ -533,8 +533,8 @@ def _fit_looks(now: np.ndarray, view: FlatView, before: np.ndarray | None, seams
 def _turned_fit(now: np.ndarray, view: FlatView, before: np.ndarray | None, top_angle: float,
                 edges: np.ndarray | None, bare: bool, smooth: float) -> Fit:
     """:func:`fit_cards` with the top card turned 60-120 degrees from ``top_angle``."""
-    a = top_angle
-    return fit_cards(now, view, before, np.arange(a + 60.0, a + 120.0 + 1e-6, ANGLE_STEP), edges, bare, smooth)
+    return fit_cards(now, view, before, np.arange(top_angle + 60.0, top_angle + 120.0 + 1e-6, ANGLE_STEP), edges,
+                     bare, smooth)
 
 
 #: :func:`refit_cards` looks for each card this far from where it was fitted face down (mm, degrees), in these steps

@@ -867,23 +867,17 @@ class PileTracker:
         then = next((f for f in reversed(self._frames) if abs(f[1] - self._last_seen[top]) <= 1e-6), None)
         if then is None:
             return False
-        x0, y0 = self.crop[0], self.crop[1]
-        bx0, by0, bx1, by1 = (int(round(float(v))) for v in box)
-        now_grey, then_grey = self._frames[-1][2], then[2]
-        r0, r1, c0, c1 = max(0, by0 - y0), max(0, by1 - y0), max(0, bx0 - x0), max(0, bx1 - x0)
-        shows = np.ones((max(0, min(r1, now_grey.shape[0]) - r0), max(0, min(c1, now_grey.shape[1]) - c0)), bool)
-        if not shows.size:
+        r0, r1, c0, c1 = self._crop_region(box)
+        now, was = self._frames[-1][2][r0:max(r0, r1), c0:max(c0, c1)], then[2][r0:max(r0, r1), c0:max(c0, c1)]
+        if not now.size:
             return False
-        for o in over:  # (a margin around each: a hand's box or a back's may miss its shadow, its edge)
-            m = TOP_AS_IT_WAS_MARGIN
-            ox0, oy0 = int(round(float(o[0]))) - x0 - c0 - m, int(round(float(o[1]))) - y0 - r0 - m
-            ox1, oy1 = int(round(float(o[2]))) - x0 - c0 + m, int(round(float(o[3]))) - y0 - r0 + m
-            shows[max(0, oy0):max(0, oy1), max(0, ox0):max(0, ox1)] = False
+        shows = np.ones(now.shape, bool)
+        m = TOP_AS_IT_WAS_MARGIN  # (around each box over it: a hand's box or a back's may miss its shadow, its edge)
+        for o0, o1, p0, p1 in map(self._crop_region, over):
+            shows[max(0, o0 - m - r0):max(0, o1 + m - r0), max(0, p0 - m - c0):max(0, p1 + m - c0)] = False
         if shows.mean() < TOP_AS_IT_WAS_SHOWS:
             return False
-        diff = np.abs(now_grey[r0:r0 + shows.shape[0], c0:c0 + shows.shape[1]].astype(np.int16)
-                      - then_grey[r0:r0 + shows.shape[0], c0:c0 + shows.shape[1]].astype(np.int16))
-        return float(diff[shows].mean()) <= TOP_AS_IT_WAS_GREY
+        return float(np.abs(now.astype(np.int16) - was.astype(np.int16))[shows].mean()) <= TOP_AS_IT_WAS_GREY
 
     def _laid_and_taken(self, t: float) -> CardSeen | None:
         """The one new card read surely (:attr:`read_before_take`) since the top, never confirmed, on a pile now
@@ -1422,9 +1416,12 @@ class PileTracker:
 
     def _middle_region(self, box: Any) -> tuple[int, int, int, int]:
         """The middle of ``box`` (frame coordinates) as rows and columns of this pile's crop: y0, y1, x0, x1."""
+        return self._crop_region(_middle(box))
+
+    def _crop_region(self, box: Any) -> tuple[int, int, int, int]:
+        """``box`` (frame coordinates) as rows and columns of this pile's crop: y0, y1, x0, x1 (from 0 on)."""
         x0, y0 = self.crop[0], self.crop[1]
-        mx0, my0, mx1, my1 = _middle(box)
-        return max(0, int(my0 - y0)), int(my1 - y0), max(0, int(mx0 - x0)), int(mx1 - x0)
+        return max(0, int(box[1] - y0)), int(box[3] - y0), max(0, int(box[0] - x0)), int(box[2] - x0)
 
     def _snap_middle(self, code: str, box: Any, t_ref: float) -> None:
         """Keep the middle of ``code``'s box as the kept frame at ``t_ref`` shows it (:meth:`_laid_anew`)."""
