@@ -62,6 +62,12 @@ REFINE_MOST = 12
 #: (rendered Pai Jie s11: QS on the spades row ranked 7th, 0.027 under QD; JS 0.044 under; a pip card further off)
 EXPECTED_TOP = 2
 EXPECTED_COARSE = 0.05
+#: a view that fits the deck's back (grey, half resolution, at the pose's angle) better than every face by more than
+#: this is a card back, not a face: it is not compared in colour (no read). Measured on rendered Pai Jie (2p s238,
+#: 4p s11), Speed (s238, s5: a finely checked back printed to its edges) and Snap (2p s238): of 2478 searches, none
+#: that named a card fitted the back more than 0.06 over its best face; 217 fitted it 0.1 over, most of them the
+#: backs carried over Pai Jie's rows, which are compared in case the detector took a striped court for a back
+BACK_LIKE = 0.1
 #: a best match below this is no read (a hand over the card, a card half covered, a box on no card): measured on
 #: rendered Snap s238, every one of 121 landed cards at or above it read right but 4, none of 8 below it did
 MIN_MATCH = 0.4
@@ -287,6 +293,13 @@ class DeckMatcher:
         # matchTemplate calls were a third of a Spit audit)
         # (in float32, as the views are: a float64 product took twice as long, to no better ranking)
         self._half_rows = _unit_rows(self.half.reshape(len(self.half), -1).astype(np.float32))
+        #: the back's grey half-resolution picture, both ways up, as :attr:`_half_rows` (:data:`BACK_LIKE`)
+        self._back_rows: np.ndarray | None = None
+        if back is not None:
+            flat_back = _flat_face(back, (w, h))
+            self._back_rows = _unit_rows(np.stack([
+                cv2.cvtColor(cv2.resize(f, half, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+                for f in (flat_back, np.ascontiguousarray(flat_back[::-1, ::-1]))]).reshape(2, -1).astype(np.float32))
         self._grids: dict[tuple, np.ndarray] = {}
         self._spectra: dict[tuple[int, ...], _Spectra] = {}
         # the pose is found with the deck's mean face inside a dark rim: a card is lighter than most tables, and its
@@ -577,7 +590,7 @@ class DeckMatcher:
         failed = self._failed_there(frame, corner, centre, half, px) if keep else None
         if failed is not None:
             return failed
-        angle, coarse = 0.0, np.zeros(0)
+        angle, coarse, back_fit = 0.0, np.zeros(0), -1.0
         tried: list[tuple[float, np.ndarray]] = []
         for a in self._angles(frame, corner, centre):  # the peak where some card fits best, at half resolution
             win = cv2.cvtColor(self._flat(frame, corner, centre, a, half, px), cv2.COLOR_BGR2GRAY)
@@ -586,8 +599,16 @@ class DeckMatcher:
             tried.append((a, fits))
             if not len(coarse) or fits.max() > coarse.max():
                 angle, coarse = a, fits
-        per_card = np.maximum(coarse[:n], coarse[n:])
+                back_fit = float((places @ self._back_rows.T).max()) if self._back_rows is not None else -1.0
         best = np.full(n, -1.0)
+        if back_fit > float(coarse.max()) + BACK_LIKE:  # a card back: no face to read (and none in colour to compare)
+            # (as a failed search that told look-alikes apart: the reader does not keep it, but asks again at its next
+            # look, which the failure kept here answers while the table there is unchanged)
+            self.unsure = self.read_twice
+            if keep:
+                self._failed.append((centre, self._flat(frame, corner, centre, 0.0, half, px), best.copy()))
+            return best
+        per_card = np.maximum(coarse[:n], coarse[n:])
         at: dict[int, tuple[int, np.ndarray, tuple[int, int]]] = {}  # card -> (way up, its view, where it fits)
         posed: dict[int, tuple[float, np.ndarray]] = {}  # card -> (angle, centre mm) where it fits best
         ranked = np.argsort(-per_card)
