@@ -551,7 +551,8 @@ class DeckMatcher:
         return centre + np.array([dx * math.cos(a) - dy * math.sin(a), dx * math.sin(a) + dy * math.cos(a)])
 
     def scores(self, frame: np.ndarray, box: Any, origin: tuple[float, float] = (0.0, 0.0),
-               expected: Collection[str] = (), hidden: np.ndarray | None = None) -> np.ndarray:
+               expected: Collection[str] = (), hidden: np.ndarray | None = None, want: str | None = None
+               ) -> np.ndarray:
         """The best match (-1..1) of each of :data:`models.classes.FACES` with the card in ``box`` (x0 y0 x1 y1,
         pixels of ``frame``, a crop whose top-left corner is at ``origin`` in the camera's frame); -1 for cards the
         deck has no picture of, and for those not compared in full (all but the :data:`REFINE_TOP` best at half
@@ -560,7 +561,8 @@ class DeckMatcher:
         resolution ranked them a little lower). A read kept stands again for the card lying as still, but one
         :attr:`unsure` of look-alikes only once read so twice. ``hidden``:
         boxes (pixels of ``frame``) of cards lying over part of this one, left out (:func:`_hide`); such a read is
-        not kept to stand again (:meth:`_still_there`), nor taken from one kept: the card is seen in part."""
+        not kept to stand again (:meth:`_still_there`), nor taken from one kept: the card is seen in part. ``want``:
+        the caller asks only whether this card is read there (:meth:`_search`)."""
         self.unsure = False
         corner = np.asarray(origin, np.float64)
         centre = self._box_centre(box, corner)
@@ -573,7 +575,7 @@ class DeckMatcher:
         kept = self._still_there(frame, corner, centre, _box_area(box))
         if kept is not None and kept.sure:
             return self._as_faces(kept.scores)
-        found = self._search(frame, corner, centre, box, expected)
+        found = self._search(frame, corner, centre, box, expected, want=want)
         if kept is not None and self.unsure and int(found.argmax()) == int(kept.scores.argmax()) \
                 and self._recent and self._recent[-1].scores is found:
             self._recent[-1] = self._recent[-1]._replace(sure=True)  # read so twice: it stands
@@ -581,9 +583,12 @@ class DeckMatcher:
         return self._as_faces(found)
 
     def _search(self, frame: np.ndarray, corner: np.ndarray, centre: np.ndarray, box: Any,
-                expected: Collection[str], keep: bool = True) -> np.ndarray:
+                expected: Collection[str], keep: bool = True, want: str | None = None) -> np.ndarray:
         """The matches (-1..1, per card of the deck) found by searching around ``centre`` (mm); ``keep``: the read
-        (or the failure) is kept to stand again while the table there stays as it was."""
+        (or the failure) is kept to stand again while the table there stays as it was. ``want``: only whether this
+        card is read matters; where the half-resolution comparison leaves it out of those compared in colour (it
+        cannot be read), none is (no read, none kept): a Pai Jie row's card under later ones is asked about at every
+        look (``vision.watcher.TableWatcher._still_lies``)."""
         n = len(self.codes)
         px = self.half.shape[2] / CARD_MM[0]
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
@@ -616,6 +621,10 @@ class DeckMatcher:
         hoped = [k for k in ranked[REFINE_TOP:] if self.codes[k] in expected
                  and per_card[k] >= per_card[top[0]] - EXPECTED_COARSE]
         top += hoped[:EXPECTED_TOP]
+        if want is not None and self._left_out(self.codes.index(want) if want in self.codes else -1, top, ranked,
+                                               per_card, tried, angle, coarse):
+            self.unsure = False
+            return best
         ways = [(int(k), j) for k in top for j in (k, k + n)]
         for d in REFINE_TURNS:
             win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
@@ -650,6 +659,21 @@ class DeckMatcher:
         while len(self._recent) > RECENT:
             self._recent.popleft()
         return best
+
+    def _left_out(self, k: int, top: list[Any], ranked: np.ndarray, per_card: np.ndarray,
+                  tried: list[tuple[float, np.ndarray]], angle: float, coarse: np.ndarray) -> bool:
+        """Whether card ``k`` is none of those :meth:`_search` compares in colour: the best at half resolution and
+        those the table expects (``top``), another close angle's best, the others close under the best. Only those
+        can be read (every other card's match stays -1, and :meth:`_tell_apart` orders only cards about as good as
+        the best)."""
+        n = len(self.codes)
+        if k in {int(j) for j in top}:
+            return False
+        if any(k in np.argsort(-np.maximum(fits[:n], fits[n:]))[:REFINE_TOP]
+               for a, fits in tried if a != angle and fits.max() >= coarse.max() - ANGLE_CLOSE):
+            return False
+        return k not in {int(j) for j in ranked[REFINE_TOP:REFINE_MOST]
+                         if per_card[j] >= per_card[ranked[0]] - REFINE_CLOSE}
 
     def _refine(self, win: np.ndarray, ways: list[tuple[int, int]], angle: float, centre: np.ndarray,
                 half: tuple[float, float], best: np.ndarray, at: dict[int, tuple[int, np.ndarray, tuple[int, int]]],

@@ -729,16 +729,18 @@ class ReadingDetector:
             out[k], out[NONE] = confidence, 1.0 - confidence
         return out
 
-    def read_box(self, frame_bgr: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+    def read_box(self, frame_bgr: np.ndarray, box: np.ndarray, want: str | None = None) -> tuple[str | None, float]:
         """The card the deck's pictures name in ``box`` (pixels of the camera's frame ``frame_bgr``) and how surely;
-        (None, 0) without a deck, or where they name none surely (:data:`BACK_MIN_CONF`)."""
+        (None, 0) without a deck, or where they name none surely (:data:`BACK_MIN_CONF`). ``want``: the caller asks
+        only whether this card is there (None may then stand for another card: the search stops once it cannot
+        name this one)."""
         if self.deck is None:
             return None, 0.0
-        k, confidence = self._deck_read(frame_bgr, box, (0.0, 0.0))
+        k, confidence = self._deck_read(frame_bgr, box, (0.0, 0.0), want=want)
         return (FACES[k], confidence) if k >= 0 and confidence >= BACK_MIN_CONF else (None, 0.0)
 
     def _deck_read(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float],
-                   above: np.ndarray | None = None) -> tuple[int, float]:
+                   above: np.ndarray | None = None, want: str | None = None) -> tuple[int, float]:
         """The deck's read of ``box`` (crop pixels at ``origin``), weighing the cards :attr:`expect` says may lie
         there: :func:`models.deckmatch.deck_read`; ``above``: boxes hiding part of it."""
         expected: list[str] = []
@@ -750,7 +752,8 @@ class ReadingDetector:
             expected = [c for c in self.expect(framed) if c in FACES]
         if self.elsewhere is not None:
             elsewhere = [c for c in self.elsewhere(framed) if c in FACES]
-        return deck_read(self.deck.scores(frame_bgr, box, origin, expected, above), [FACES.index(c) for c in expected],
+        return deck_read(self.deck.scores(frame_bgr, box, origin, expected, above, want),
+                         [FACES.index(c) for c in expected],
                          [FACES.index(c) for c in elsewhere])
 
     def _back_with_deck(self, frame_bgr: np.ndarray, box: np.ndarray, origin: tuple[float, float]) -> np.ndarray:

@@ -418,6 +418,22 @@ def _named(out: Detections) -> dict[str, np.ndarray]:
     return {str(n): b for b, n in zip(out.xyxy, out.class_name, strict=True)}
 
 
+def test_asked_whether_one_card_lies_there_the_search_stops_once_that_card_cannot_be_read(deck, monkeypatch) -> None:
+    """``want``: whether one card is read there (a Pai Jie row's card under later ones, asked at every look). Where the
+    half-resolution comparison leaves it out of the cards compared in colour, none is: no read, at a fraction of the
+    cost. Asked about the card that lies there, or about none, the search reads it as before."""
+    frame, matcher, box = _one_card_on_the_cloth(deck, "9D")
+    compared: list[int] = []
+    refine = matcher._refine
+    monkeypatch.setattr(matcher, "_refine", lambda *a: compared.append(1) or refine(*a))
+    assert deck_read(matcher.scores(frame, box, want="KS"))[0] == -1
+    assert not compared
+    k, _ = deck_read(matcher.scores(frame, box, want="9D"))
+    assert FACES[k] == "9D" and compared
+    fresh, _, _ = _one_card_on_the_cloth(deck, "9D")
+    assert FACES[deck_read(matcher_of(deck).scores(fresh, box))[0]] == "9D"
+
+
 @pytest.mark.parametrize("seed", [3, 5])
 def test_a_face_down_card_is_told_from_the_faces_by_the_back_picture_without_comparing_them_in_colour(
         deck, monkeypatch, seed: int) -> None:

@@ -705,7 +705,7 @@ def test_a_centre_pile_the_detector_boxes_nothing_on_is_read_with_the_deck_where
         def __init__(self, read: str | None) -> None:
             self.read, self.asked = read, []
 
-        def read_box(self, image: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+        def read_box(self, image: np.ndarray, box: np.ndarray, want: str | None = None) -> tuple[str | None, float]:
             self.asked.append(tuple(float(v) for v in box))
             return (self.read, 0.9) if self.read else (None, 0.0)
 
@@ -1221,7 +1221,7 @@ def test_a_card_the_detector_leaves_unboxed_on_a_pai_jie_row_is_read_by_the_deck
             hand = [("hand", 0.8, tuple(np.subtract((x0 + 250, y0, x0 + 450, y1 + 200), look)))] if self.hand else []
             return super().items() + hand
 
-        def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+        def read_box(self, frame: np.ndarray, box: np.ndarray, want: str | None = None) -> tuple[str | None, float]:
             middle = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
             asked.append(middle)
             on_it = abs(middle[0] - (unseen[0] + unseen[2]) / 2) < 20 \
@@ -1263,7 +1263,7 @@ class _ReadByPlace(_RowLook):
         hand = [("hand", 0.8, tuple(np.subtract(self.hand_at, look)))] if self.hand_at is not None else []
         return super().items() + hand
 
-    def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+    def read_box(self, frame: np.ndarray, box: np.ndarray, want: str | None = None) -> tuple[str | None, float]:
         middle = (box[0] + box[2]) / 2
         self.asked.append(middle)
         return next(((code, 0.8) for x, code in self.cards.items() if abs(middle - x) < 12), (None, 0.0))
@@ -1346,7 +1346,7 @@ def test_a_card_unboxed_on_a_checked_cloth_is_found_where_the_dark_checks_were()
     asked: list[tuple[float, float]] = []
 
     class Rows(_RowLook):
-        def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+        def read_box(self, frame: np.ndarray, box: np.ndarray, want: str | None = None) -> tuple[str | None, float]:
             asked.append(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
             return "QH", 0.8
 
@@ -1374,7 +1374,7 @@ def test_a_row_card_asked_about_again_on_an_unchanged_table_is_not_searched_for_
     answer = ["QH"]
 
     class Rows(_RowLook):
-        def read_box(self, frame: np.ndarray, box: np.ndarray) -> tuple[str | None, float]:
+        def read_box(self, frame: np.ndarray, box: np.ndarray, want: str | None = None) -> tuple[str | None, float]:
             asked.append(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))
             return answer[0], 0.8
 

@@ -823,7 +823,7 @@ class TableWatcher:
         if asked is not None and patch.shape == asked[0].shape and patch.size \
                 and float(np.abs(patch - asked[0]).mean()) <= STILL_ASKED_GREY:
             return asked[1]
-        read, _ = self.detector.read_box(self._image, np.asarray(place, np.float32))
+        read, _ = self.detector.read_box(self._image, np.asarray(place, np.float32), want=code)
         self._still_asked[key] = (patch, read == code)
         return read == code
 
