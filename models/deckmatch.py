@@ -588,7 +588,9 @@ class DeckMatcher:
         (or the failure) is kept to stand again while the table there stays as it was. ``want``: only whether this
         card is read matters; where the half-resolution comparison leaves it out of those compared in colour (it
         cannot be read), none is (no read, none kept): a Pai Jie row's card under later ones is asked about at every
-        look (``vision.watcher.TableWatcher._still_lies``)."""
+        look (``vision.watcher.TableWatcher._still_lies``). The answer is the full search's, but a read of another card
+        there that it would have kept to stand again for a later box is not kept (asked so for the ranks missing in a
+        row's gap, ``_row_gaps``, later reads there differed: rendered Pai Jie 3p s7's 6D went unread)."""
         n = len(self.codes)
         px = self.half.shape[2] / CARD_MM[0]
         half = (CARD_MM[0] / 2 + SEARCH_MM, CARD_MM[1] / 2 + SEARCH_MM)
