@@ -623,26 +623,28 @@ class DeckMatcher:
         hoped = [k for k in ranked[REFINE_TOP:] if self.codes[k] in expected
                  and per_card[k] >= per_card[top[0]] - EXPECTED_COARSE]
         top += hoped[:EXPECTED_TOP]
-        if want is not None and self._left_out(self.codes.index(want) if want in self.codes else -1, top, ranked,
-                                               per_card, tried, angle, coarse):
+        # another peak about as good at half resolution: its best cards compared in colour there too (see ANGLE_CLOSE)
+        peaks = [(a, np.argsort(-np.maximum(fits[:n], fits[n:]))[:REFINE_TOP]) for a, fits in tried
+                 if a != angle and fits.max() >= coarse.max() - ANGLE_CLOSE]
+        # the other cards about as close at half resolution, compared the way up and at the turn the best one fits
+        more = [int(k) for k in ranked[REFINE_TOP:REFINE_MOST]
+                if per_card[k] >= per_card[ranked[0]] - REFINE_CLOSE and k not in top]
+        # only these can be read (every other card's match stays -1; _tell_apart orders only cards about as good as
+        # the best): asked about another, none is compared in colour
+        compared = {int(k) for k in top} | {int(k) for _, there in peaks for k in there} | set(more)
+        if want is not None and (self.codes.index(want) if want in self.codes else -1) not in compared:
             self.unsure = False
             return best
         ways = [(int(k), j) for k in top for j in (k, k + n)]
         for d in REFINE_TURNS:
             win = self._flat(frame, corner, centre, angle + d, half, PX_PER_MM)
             self._refine(win, ways, angle + d, centre, half, best, at, posed)
-        # another peak about as good at half resolution: its best cards compared in colour there too (see ANGLE_CLOSE)
-        for a, fits in tried:
-            if a != angle and fits.max() >= coarse.max() - ANGLE_CLOSE:
-                there = np.argsort(-np.maximum(fits[:n], fits[n:]))[:REFINE_TOP]
-                for d in REFINE_TURNS:
-                    win = self._flat(frame, corner, centre, a + d, half, PX_PER_MM)
-                    self._refine(win, [(int(k), j) for k in there for j in (k, k + n)], a + d, centre, half, best,
-                                 at, posed)
-        # the other cards about as close at half resolution, compared the way up and at the turn the best one fits
+        for a, there in peaks:
+            for d in REFINE_TURNS:
+                win = self._flat(frame, corner, centre, a + d, half, PX_PER_MM)
+                self._refine(win, [(int(k), j) for k in there for j in (k, k + n)], a + d, centre, half, best, at,
+                             posed)
         k0 = int(best.argmax())
-        more = [int(k) for k in ranked[REFINE_TOP:REFINE_MOST]
-                if per_card[k] >= per_card[ranked[0]] - REFINE_CLOSE and k not in top]
         if more and k0 in at:
             j0, win0, _ = at[k0]
             self._refine(win0, [(k, k + n if j0 >= n else k) for k in more], posed[k0][0], centre, half, best, at,
@@ -661,21 +663,6 @@ class DeckMatcher:
         while len(self._recent) > RECENT:
             self._recent.popleft()
         return best
-
-    def _left_out(self, k: int, top: list[Any], ranked: np.ndarray, per_card: np.ndarray,
-                  tried: list[tuple[float, np.ndarray]], angle: float, coarse: np.ndarray) -> bool:
-        """Whether card ``k`` is none of those :meth:`_search` compares in colour: the best at half resolution and
-        those the table expects (``top``), another close angle's best, the others close under the best. Only those
-        can be read (every other card's match stays -1, and :meth:`_tell_apart` orders only cards about as good as
-        the best)."""
-        n = len(self.codes)
-        if k in {int(j) for j in top}:
-            return False
-        if any(k in np.argsort(-np.maximum(fits[:n], fits[n:]))[:REFINE_TOP]
-               for a, fits in tried if a != angle and fits.max() >= coarse.max() - ANGLE_CLOSE):
-            return False
-        return k not in {int(j) for j in ranked[REFINE_TOP:REFINE_MOST]
-                         if per_card[j] >= per_card[ranked[0]] - REFINE_CLOSE}
 
     def _refine(self, win: np.ndarray, ways: list[tuple[int, int]], angle: float, centre: np.ndarray,
                 half: tuple[float, float], best: np.ndarray, at: dict[int, tuple[int, np.ndarray, tuple[int, int]]],
